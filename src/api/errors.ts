@@ -1,0 +1,137 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The API's error answers, in one place:
+ *  422 {"errors":[{"title":"Invalid value","source":{"pointer":"/<param>"},"detail":"..."}]}, one per bad parameter;
+ *  404 {"message":"Not found"} (plus details such as the hash of a block that lost consensus);
+ *  503 {"message":"..."} when the database cannot be reached; never a stack trace.
+ */
+
+export interface InvalidParameter {
+  /** The parameter's name as the client sends it (path parameters keep the spec's names). */
+  param: string;
+  /** What was expected, and what came instead. */
+  detail: string;
+}
+
+export class InvalidParametersError extends Error {
+  override name = 'InvalidParametersError';
+
+  constructor(readonly invalid: InvalidParameter[]) {
+    super(invalid.map(({ param, detail }) => `${param}: ${detail}`).join('; '));
+  }
+}
+
+export interface NotFoundBody {
+  message: string;
+  [detail: string]: string;
+}
+
+export class NotFoundError extends Error {
+  override name = 'NotFoundError';
+
+  constructor(readonly body: NotFoundBody = { message: 'Not found' }) {
+    super(body.message);
+  }
+}
+
+const shownValueLength = 80;
+
+/** The detail of a 422: what was expected, and the value received (shortened). */
+export function invalidValueDetail(expected: string, received: unknown): string {
+  if (received === undefined) return `Expected ${expected}.`;
+  const shown = typeof received === 'string' ? received : JSON.stringify(received);
+  const clipped = shown.length > shownValueLength ? `${shown.slice(0, shownValueLength)}…` : shown;
+  return `Expected ${expected}; got "${clipped}".`;
+}
+
+function invalidParametersBody(invalid: InvalidParameter[]) {
+  return {
+    errors: invalid.map(({ param, detail }) => ({ title: 'Invalid value', source: { pointer: `/${param}` }, detail })),
+  };
+}
+
+type RequestPart = 'params' | 'querystring' | 'body' | 'headers';
+
+interface DescribedObjectSchema {
+  properties?: Record<string, { description?: string } | undefined>;
+}
+
+/** Turns Fastify's schema-validation failure into one entry per parameter, worded from the schema's descriptions. */
+function invalidParametersFromValidation(error: FastifyError, request: FastifyRequest): InvalidParameter[] {
+  const part: RequestPart = error.validationContext ?? 'querystring';
+  const schema = request.routeOptions.schema?.[part] as DescribedObjectSchema | undefined;
+  const values = (part === 'params' ? request.params : part === 'querystring' ? request.query : {}) as
+    | Record<string, unknown>
+    | undefined;
+  const byParam = new Map<string, string>();
+  for (const failure of error.validation ?? []) {
+    const missing = failure.params['missingProperty'];
+    const param = typeof missing === 'string' ? missing : failure.instancePath.split('/')[1] || part;
+    if (byParam.has(param)) continue;
+    const expected = schema?.properties?.[param]?.description ?? `a value that ${failure.message ?? 'is valid'}`;
+    byParam.set(param, invalidValueDetail(expected, values?.[param]));
+  }
+  return [...byParam].map(([param, detail]) => ({ param, detail }));
+}
+
+const unavailableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  // PostgreSQL: too many connections, shutting down, starting up, query cancelled (statement timeout),
+  // database missing, authentication failed.
+  '53300',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57014',
+  '3D000',
+  '28000',
+  '28P01',
+]);
+
+const unavailableMessages = /timeout exceeded when trying to connect|Connection terminated|Cannot use a pool after calling end/i;
+
+/** Whether the error says the database could not be reached or could not answer (as opposed to a bug). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (unavailableCodes.has(code) || code.startsWith('08'))) return true;
+  if (unavailableMessages.test(error.message)) return true;
+  return error instanceof AggregateError && error.errors.some(isDatabaseUnavailable);
+}
+
+const databaseUnavailableBody = { message: 'The database is unavailable; try again shortly.' };
+
+function sendError(reply: FastifyReply, error: FastifyError, request: FastifyRequest): FastifyReply {
+  if (error.validation) {
+    return reply.code(422).send(invalidParametersBody(invalidParametersFromValidation(error, request)));
+  }
+  if (error instanceof InvalidParametersError) return reply.code(422).send(invalidParametersBody(error.invalid));
+  if (error instanceof NotFoundError) return reply.code(404).send(error.body);
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    return reply.code(503).send(databaseUnavailableBody);
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return reply.code(status).send({ message: error.message });
+  request.log.error({ err: error }, 'request failed');
+  return reply.code(500).send({ message: 'Internal server error' });
+}
+
+/** Routes every failure, and every unknown route, to the answers above. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => sendError(reply, error, request));
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ message: 'Not found' }));
+}
+
+/** For Fastify's `frameworkErrors`: a URL the router cannot decode is the client's mistake. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(400).header('cache-control', 'public, max-age=3600').send({ message: `Malformed URL (${error.message}); check its percent-encoding.` });
+}

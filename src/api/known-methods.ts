@@ -1,0 +1,28 @@
+import type { Hex } from '../model.js';
+
+/** The method names clients filter transactions by, and their 4-byte selectors (Blockscout's table). */
+export const knownMethodSelectors = {
+  approve: '0x095ea7b3',
+  transfer: '0xa9059cbb',
+  multicall: '0x5ae401dc',
+  mint: '0x40c10f19',
+  commit: '0xf14fcbc8',
+} as const satisfies Record<string, Hex>;
+
+export type KnownMethodName = keyof typeof knownMethodSelectors;
+
+const namesBySelector = new Map<string, KnownMethodName>(
+  Object.entries(knownMethodSelectors).map(([name, selector]) => [selector, name as KnownMethodName]),
+);
+
+/** The known name of a lowercase 0x-prefixed selector. */
+export const knownMethodName = (selector: Hex): KnownMethodName | undefined => namesBySelector.get(selector);
+
+const isKnownMethodName = (value: string): value is KnownMethodName => Object.hasOwn(knownMethodSelectors, value);
+
+/** The selector a method filter value names: a known method name, or a 4-byte selector (0x optional, any case). */
+export function methodSelector(value: string): Hex | undefined {
+  if (isKnownMethodName(value)) return knownMethodSelectors[value];
+  const hex = value.startsWith('0x') ? value.slice(2) : value;
+  return /^[0-9a-fA-F]{8}$/.test(hex) ? `0x${hex.toLowerCase()}` : undefined;
+}

@@ -1,0 +1,158 @@
+import {
+  type Static,
+  type TObject,
+  type TOptional,
+  type TProperties,
+  type TSchema,
+  Type,
+} from '@sinclair/typebox';
+import type { Hex } from '../model.js';
+import type { BlocksValidatedKeyset } from '../store/read/blocks.js';
+import type { MinedTransactionKeyset, PendingTransactionKeyset } from '../store/read/transactions.js';
+import type { WithdrawalKeyset } from '../store/read/withdrawals.js';
+import { InvalidParametersError } from './errors.js';
+import { FullHashParam, Nullable } from './schemas.js';
+
+/**
+ * Keyset paging, one codec per list. Pages hold 50 items; 51 rows are fetched and the 51st only says
+ * that a next page exists. next_page_params is built from the last item of the page, the client sends
+ * its members back verbatim, and a partial set of them is a 422 naming each missing one.
+ */
+
+export const pageSize = 50;
+export const fetchSize = pageSize + 1;
+
+/** Accepted because next_page_params carries it; the page size stays 50 whatever it says. */
+const ItemsCount = Type.Integer({ minimum: 1, maximum: pageSize, description: `an integer from 1 to ${pageSize}` });
+
+type MemberValues<Members extends TProperties> = Static<TObject<Members>>;
+
+type OptionalProperties<P extends TProperties> = { [K in keyof P]: TOptional<P[K]> };
+
+export interface KeysetCodec<Members extends TProperties, Keyset, Item> {
+  /** Querystring properties of the keyset members (and items_count), all optional. */
+  readonly querystring: OptionalProperties<Members & { items_count: typeof ItemsCount }>;
+  /** The members of next_page_params in a response (with items_count where the list carries it). */
+  readonly responseMembers: TProperties;
+  /** The keyset the client sent back, or null for the first page. */
+  parse(query: Partial<MemberValues<Members>>): Keyset | null;
+  /** Splits fetched rows (up to fetchSize) into the page and its next_page_params. */
+  page<T extends Item>(rows: T[]): { rows: T[]; nextPageParams: NextPageParams<Members> | null };
+}
+
+export type NextPageParams<Members extends TProperties> = MemberValues<Members> & { items_count?: number };
+
+interface KeysetSpec<Members extends TProperties, Keyset, Item> {
+  members: Members;
+  /** Whether next_page_params carries items_count (the spec lists it for some lists only). */
+  itemsCount: boolean;
+  toKeyset(values: MemberValues<Members>): Keyset;
+  fromItem(item: Item): MemberValues<Members>;
+}
+
+function optional<P extends TProperties>(properties: P): OptionalProperties<P> {
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, schema]) => [name, Type.Optional(schema)]),
+  ) as OptionalProperties<P>;
+}
+
+// Alphabetical, as Blockscout's small JSON objects are.
+function sortedProperties(properties: TProperties): TProperties {
+  return Object.fromEntries(Object.entries(properties).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+export function defineKeyset<Members extends TProperties, Keyset, Item>(
+  spec: KeysetSpec<Members, Keyset, Item>,
+): KeysetCodec<Members, Keyset, Item> {
+  const names = Object.keys(spec.members);
+  return {
+    querystring: optional({ ...spec.members, items_count: ItemsCount }),
+    responseMembers: { ...spec.members, ...(spec.itemsCount ? { items_count: Type.Integer() } : {}) },
+    parse(query) {
+      const values = query as Record<string, unknown>;
+      const missing = names.filter((name) => values[name] === undefined);
+      if (missing.length === names.length) return null;
+      if (missing.length > 0) {
+        const detail = `Missing: the members of next_page_params (${names.join(', ')}) are sent back together.`;
+        throw new InvalidParametersError(missing.map((param) => ({ param, detail })));
+      }
+      return spec.toKeyset(query as MemberValues<Members>);
+    },
+    page(rows) {
+      const pageRows = rows.slice(0, pageSize);
+      const last = pageRows[pageRows.length - 1];
+      if (rows.length <= pageSize || last === undefined) return { rows: pageRows, nextPageParams: null };
+      const members = spec.fromItem(last);
+      return {
+        rows: pageRows,
+        nextPageParams: spec.itemsCount ? { ...members, items_count: pageSize } : members,
+      };
+    },
+  };
+}
+
+/**
+ * The response schema of next_page_params for a list paged by any of these codecs (E2 pages its
+ * validated and pending lists differently). With several codecs every member is optional: the
+ * serializer writes required members first, and members must come out in alphabetical order.
+ */
+export function nextPageParamsSchema(...codecs: Pick<KeysetCodec<TProperties, unknown, never>, 'responseMembers'>[]): TSchema {
+  const members: TProperties = {};
+  for (const codec of codecs) {
+    for (const [name, schema] of Object.entries(codec.responseMembers)) {
+      members[name] = codecs.length === 1 ? schema : Type.Optional(schema);
+    }
+  }
+  return Nullable(Type.Object(sortedProperties(members)));
+}
+
+// PostgreSQL bigint and integer columns bound what a paging member may hold.
+const BlockNumberMember = Type.Integer({
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'a block number: a non-negative integer',
+});
+const IntegerIndexMember = Type.Integer({
+  minimum: 0,
+  maximum: 2 ** 31 - 1,
+  description: 'an index: a non-negative integer below 2^31',
+});
+const BigIntegerIndexMember = Type.Integer({
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'an index: a non-negative integer',
+});
+const InsertedAtMember = Type.String({
+  format: 'date-time',
+  // Year 0000 passes date-time but not PostgreSQL.
+  pattern: '^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,6})?Z$',
+  description: 'a UTC time as next_page_params gives it, such as 2024-05-01T12:00:00.123456Z',
+});
+
+export const transactionsKeyset = defineKeyset({
+  members: { block_number: BlockNumberMember, index: IntegerIndexMember },
+  itemsCount: true,
+  toKeyset: (v): MinedTransactionKeyset => ({ blockNumber: v.block_number, index: v.index }),
+  fromItem: (row: { blockNumber: number; index: number }) => ({ block_number: row.blockNumber, index: row.index }),
+});
+
+export const pendingTransactionsKeyset = defineKeyset({
+  members: { inserted_at: InsertedAtMember, hash: FullHashParam },
+  itemsCount: true,
+  toKeyset: (v): PendingTransactionKeyset => ({ insertedAt: v.inserted_at, hash: v.hash.toLowerCase() as Hex }),
+  fromItem: (row: { insertedAt: string; hash: string }) => ({ inserted_at: row.insertedAt, hash: row.hash }),
+});
+
+export const blocksValidatedKeyset = defineKeyset({
+  members: { block_number: BlockNumberMember },
+  itemsCount: true,
+  toKeyset: (v): BlocksValidatedKeyset => ({ blockNumber: v.block_number }),
+  fromItem: (row: { number: number }) => ({ block_number: row.number }),
+});
+
+export const withdrawalsKeyset = defineKeyset({
+  members: { index: BigIntegerIndexMember },
+  itemsCount: true,
+  toKeyset: (v): WithdrawalKeyset => ({ index: v.index }),
+  fromItem: (row: { index: number }) => ({ index: row.index }),
+});

@@ -1,0 +1,27 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { IndexerStatus } from '../indexer/status.js';
+import type { Db } from '../store/read/sql.js';
+
+/** The Fastify instance routes register on: TypeBox schemas type each handler's input and output. */
+export type ApiApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface ApiContext {
+  db: Db;
+  indexerStatus: IndexerStatus | null;
+}
+
+/** One endpoint: registers its schema and handler. */
+export type ApiRoute = (app: ApiApp, context: ApiContext) => void;

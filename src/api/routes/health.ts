@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import type { IndexerStatus } from '../../indexer/status.js';
+import { readIndexedHead } from '../../store/read/chain.js';
+import type { ApiRoute } from '../route.js';
+import { Nullable } from '../schemas.js';
+
+const IndexerSchema = Type.Object({
+  phase: Type.String(),
+  node_head: Nullable(Type.Integer()),
+  node_available: Type.Boolean(),
+  last_error: Nullable(Type.String()),
+  blocks_indexed: Type.Integer(),
+});
+
+const Response = Type.Object({
+  status: Type.Literal('ok'),
+  indexed_head: Nullable(Type.Integer()),
+  indexer: Nullable(IndexerSchema),
+});
+
+const indexerView = (status: IndexerStatus) => ({
+  phase: status.phase,
+  node_head: status.head === null ? null : Number(status.head),
+  node_available: status.nodeAvailable,
+  last_error: status.lastError,
+  blocks_indexed: status.blocksIndexed,
+});
+
+/**
+ * 200 with the highest indexed block (and the indexer's state when one runs beside the API),
+ * or 503 when the database is down.
+ */
+export const healthRoute: ApiRoute = (app, { db, indexerStatus }) => {
+  app.get('/health', { schema: { response: { 200: Response } } }, async (_request, reply) => {
+    const head = await readIndexedHead(db);
+    void reply.header('cache-control', 'no-store');
+    return {
+      status: 'ok' as const,
+      indexed_head: head,
+      indexer: indexerStatus === null ? null : indexerView(indexerStatus),
+    };
+  });
+};

@@ -1,0 +1,58 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type pg from 'pg';
+import type pino from 'pino';
+import type { IndexerStatus } from '../indexer/status.js';
+import { frameworkErrors, registerErrorHandling } from './errors.js';
+import type { ApiContext, ApiRoute } from './route.js';
+import { addressBlocksValidatedRoute } from './routes/address-blocks-validated.js';
+import { blockWithdrawalsRoute } from './routes/block-withdrawals.js';
+import { healthRoute } from './routes/health.js';
+import { transactionsRoute } from './routes/transactions.js';
+
+export interface ApiOptions {
+  /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
+  pool: pg.Pool;
+  /** Request and error logging; none when omitted or false. */
+  logger?: pino.Logger | false;
+  /** The indexer running beside the API, if any, reported by GET /health. */
+  indexerStatus?: IndexerStatus | null;
+}
+
+const routes: ApiRoute[] = [healthRoute, transactionsRoute, addressBlocksValidatedRoute, blockWithdrawalsRoute];
+
+/**
+ * How long clients and proxies may reuse an answer: briefly for data (a new block changes the lists),
+ * an hour for a malformed request (it stays malformed), never for an outage.
+ */
+function cacheControl(status: number): string {
+  if (status >= 500) return 'no-store';
+  if (status === 400 || status === 422) return 'public, max-age=3600';
+  return 'public, max-age=5';
+}
+
+/** The HTTP API, ready to `listen`. */
+export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      // Long path values reach the schema, which names the parameter in its 422.
+      maxParamLength: 16 * 1024,
+    },
+    // Report every bad parameter, not only the first.
+    ajv: { customOptions: { allErrors: true } },
+    frameworkErrors,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandling(app);
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', cacheControl(reply.statusCode));
+    return payload;
+  });
+
+  const context: ApiContext = { db: options.pool, indexerStatus: options.indexerStatus ?? null };
+  for (const route of routes) route(app, context);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,46 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { getAddress } from 'viem';
+import type { AddressRow } from '../../store/read/sql.js';
+import { Nullable } from '../schemas.js';
+
+/**
+ * An embedded address (from, to, miner, receiver, created_contract), keys in alphabetical order.
+ * Names, tags, proxies, verification and ENS are not indexed: their values are null or [].
+ */
+export const AddressInfoSchema = Type.Object({
+  ens_domain_name: Nullable(Type.String()),
+  hash: Type.String(),
+  implementation_name: Nullable(Type.String()),
+  implementations: Type.Array(Type.Object({ address_hash: Type.String(), name: Nullable(Type.String()) })),
+  is_contract: Type.Boolean(),
+  is_scam: Type.Boolean(),
+  is_verified: Nullable(Type.Boolean()),
+  metadata: Nullable(Type.Object({})),
+  name: Nullable(Type.String()),
+  private_tags: Type.Array(Type.Object({})),
+  proxy_type: Nullable(Type.String()),
+  public_tags: Type.Array(Type.Object({})),
+  reputation: Type.String(),
+  watchlist_names: Type.Array(Type.Object({})),
+});
+
+export type AddressInfo = Static<typeof AddressInfoSchema>;
+
+export function addressInfo(address: AddressRow): AddressInfo {
+  return {
+    ens_domain_name: null,
+    hash: getAddress(address.hash),
+    implementation_name: null,
+    implementations: [],
+    is_contract: address.isContract === true,
+    is_scam: false,
+    is_verified: null,
+    metadata: null,
+    name: null,
+    private_tags: [],
+    proxy_type: null,
+    public_tags: [],
+    reputation: 'ok',
+    watchlist_names: [],
+  };
+}

@@ -1,0 +1,150 @@
+import type { Logger } from 'pino';
+import { buildApi } from '../api/server.js';
+import type { Config } from '../config.js';
+import { ConfigError } from '../errors.js';
+import { startIndexer, type Indexer } from '../indexer/indexer.js';
+import { migrate } from '../store/migrate.js';
+import { ensureSameChain } from './chain-identity.js';
+import { openDatabase, type Database } from './database.js';
+import { connectNode, type NodeConnection } from './node.js';
+
+/** Closes what was opened, last first, once, on a signal or at the end. */
+class Resources {
+  private readonly closers: (() => Promise<unknown>)[] = [];
+  add(close: () => Promise<unknown>): void {
+    this.closers.push(close);
+  }
+  async closeAll(): Promise<void> {
+    while (this.closers.length > 0) await this.closers.pop()!().catch(() => undefined);
+  }
+}
+
+function onShutdownSignal(resources: Resources, logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      logger.info(`${signal}: shutting down`);
+      void resources.closeAll().then(resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+async function openMigratedDatabase(config: Config, logger: Logger, resources: Resources): Promise<Database> {
+  const database = await openDatabase(config, logger);
+  resources.add(() => database.close());
+  try {
+    const applied = await migrate(database.pool);
+    if (applied.length > 0) logger.info(`database migrated: ${applied.join(', ')}`);
+  } catch (error) {
+    throw new ConfigError(`cannot migrate the database: ${(error as Error).message}; check that its user may create tables`);
+  }
+  return database;
+}
+
+async function startIndexing(config: Config, logger: Logger, database: Database, resources: Resources): Promise<{ node: NodeConnection; indexer: Indexer }> {
+  const node = await connectNode(config, logger);
+  resources.add(() => node.close());
+  await ensureSameChain(database.pool, node.client, node.capabilities.chainId, { demo: node.demo !== null, logger });
+  const indexer = startIndexer({
+    pool: database.pool,
+    client: node.client,
+    capabilities: node.capabilities,
+    logger: logger.child({ component: 'indexer' }),
+    firstBlock: config.firstBlock,
+    lastBlock: config.lastBlock,
+    batchSize: config.batchSize,
+    concurrency: config.concurrency,
+    pollIntervalMs: config.pollIntervalMs,
+    maxReorgDepth: config.maxReorgDepth,
+  });
+  resources.add(() => indexer.stop());
+  return { node, indexer };
+}
+
+export async function migrateCommand(config: Config, logger: Logger): Promise<void> {
+  const resources = new Resources();
+  try {
+    await openMigratedDatabase(config, logger, resources);
+  } finally {
+    await resources.closeAll();
+  }
+}
+
+export async function indexCommand(config: Config, logger: Logger): Promise<void> {
+  const resources = new Resources();
+  const shutdown = onShutdownSignal(resources, logger);
+  try {
+    const database = await openMigratedDatabase(config, logger, resources);
+    const { indexer } = await startIndexing(config, logger, database, resources);
+    await Promise.race([indexer.done, shutdown]);
+  } finally {
+    await resources.closeAll();
+  }
+}
+
+async function requireSchema(database: Database): Promise<void> {
+  const { rows } = await database.pool.query<{ blocks: string | null }>("SELECT to_regclass('blocks')::text AS blocks");
+  if (rows[0]?.blocks == null) {
+    throw new ConfigError('the database has no Sextant schema yet; run `sextant migrate` or `sextant start` first');
+  }
+}
+
+async function listen(config: Config, logger: Logger, database: Database, resources: Resources, indexer: Indexer | null): Promise<string> {
+  const api = await buildApi({ pool: database.pool, logger: logger.child({ component: 'api' }), indexerStatus: indexer?.status ?? null });
+  resources.add(() => api.close());
+  try {
+    await api.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}; choose another PORT`);
+  }
+  const address = api.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  return `http://localhost:${port}`;
+}
+
+function printTryUrls(logger: Logger, base: string, sample: { address: string | null; block: string | null }): void {
+  const urls = [`${base}/api/v2/transactions`, `${base}/api/v2/transactions?filter=validated&type=contract_call`];
+  if (sample.block !== null) urls.push(`${base}/api/v2/blocks/${sample.block}/withdrawals`);
+  if (sample.address !== null) urls.push(`${base}/api/v2/addresses/${sample.address}/blocks-validated`);
+  logger.info(`API listening on ${base}; try:\n  ${urls.join('\n  ')}`);
+}
+
+export async function serveCommand(config: Config, logger: Logger): Promise<void> {
+  const resources = new Resources();
+  const shutdown = onShutdownSignal(resources, logger);
+  try {
+    const database = await openDatabase(config, logger);
+    resources.add(() => database.close());
+    await requireSchema(database);
+    const base = await listen(config, logger, database, resources, null);
+    printTryUrls(logger, base, { address: null, block: null });
+    await shutdown;
+  } finally {
+    await resources.closeAll();
+  }
+}
+
+export async function startCommand(config: Config, logger: Logger): Promise<void> {
+  const resources = new Resources();
+  const shutdown = onShutdownSignal(resources, logger);
+  try {
+    const database = await openMigratedDatabase(config, logger, resources);
+    const { indexer } = await startIndexing(config, logger, database, resources);
+    const base = await listen(config, logger, database, resources, indexer);
+    await Promise.race([indexer.caughtUp, indexer.done, shutdown]);
+    const miner = await database.pool.query<{ miner: Buffer; number: string }>(
+      'SELECT miner, number::text FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1',
+    );
+    const row = miner.rows[0];
+    printTryUrls(logger, base, {
+      address: row ? `0x${row.miner.toString('hex')}` : null,
+      block: row ? row.number : null,
+    });
+    // An indexer that ends with an error (a reorg too deep to follow) ends Sextant; one that
+    // indexed up to LAST_BLOCK leaves the API serving.
+    await Promise.race([indexer.done.then(() => shutdown), shutdown]);
+  } finally {
+    await resources.closeAll();
+  }
+}

@@ -1,0 +1,40 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { ConfigError } from '../errors.js';
+import { startEmbeddedPostgres } from '../store/embedded-postgres.js';
+
+export interface Database {
+  pool: pg.Pool;
+  /** True when Sextant runs the server itself. */
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
+  if (config.databaseUrl === null) {
+    const server = await startEmbeddedPostgres({ dataDir: config.dataDir, log: (m) => logger.debug(m) });
+    const pool = new pg.Pool({ connectionString: server.connectionString, max: 10 });
+    logger.info(`embedded PostgreSQL running in ${config.dataDir}`);
+    return {
+      pool,
+      embedded: true,
+      async close() {
+        await pool.end();
+        await server.stop();
+      },
+    };
+  }
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 });
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end();
+    const where = new URL(config.databaseUrl);
+    where.password = '';
+    throw new ConfigError(
+      `cannot connect to DATABASE_URL ${where.toString()}: ${(error as Error).message}; check that PostgreSQL runs there and the URL is right`,
+    );
+  }
+  return { pool, embedded: false, close: () => pool.end() };
+}

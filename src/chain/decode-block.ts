@@ -1,0 +1,188 @@
+import type { Address, BlockBundle, Hex, LogRecord, TransactionRecord, WithdrawalRecord } from '../model.js';
+import { blockFees } from './block-fees.js';
+import { complainAbout, nodeFields, type Complain } from './node-fields.js';
+import type { RawBlockData, RpcBlock, RpcLog, RpcReceipt, RpcTransaction, RpcWithdrawal } from './rpc-types.js';
+
+const WEI_PER_GWEI = 1_000_000_000n;
+
+/** What every part of a block is checked against. */
+interface BlockIdentity {
+  number: bigint;
+  hash: Hex;
+  timestamp: bigint;
+}
+
+/**
+ * Checks a fetched block and its receipts and turns them into domain records. Anything malformed
+ * or inconsistent (a receipt missing, out of order or of another block, a required member absent or
+ * not well-formed hex) is an InvalidNodeResponseError naming the block and the member.
+ */
+export function decodeBlock(raw: RawBlockData): BlockBundle {
+  const complain: Complain = complainAbout(`block ${raw.number}`);
+  const fields = nodeFields<RpcBlock>(raw.block, '', complain);
+  const identity: BlockIdentity = {
+    number: fields.quantity('number'),
+    hash: fields.hash('hash'),
+    timestamp: fields.quantity('timestamp'),
+  };
+  expectSame(identity.number, raw.number, 'number', 'the block asked for', complain);
+
+  const rawTransactions = fields.list('transactions');
+  const receipts: unknown = raw.receipts;
+  if (!Array.isArray(receipts)) complain('receipts', 'is not a list');
+  if (receipts.length !== rawTransactions.length) {
+    complain('receipts', `has ${receipts.length} receipts for ${rawTransactions.length} transactions`);
+  }
+  const decoded = rawTransactions.map((transaction, i) => decodeTransaction(transaction, receipts[i], i, identity, complain));
+  const transactions = decoded.map(({ transaction }) => transaction);
+  const logs = decoded.flatMap(({ logs }) => logs);
+  const withdrawals = (fields.optionalList('withdrawals') ?? []).map((withdrawal, i) =>
+    decodeWithdrawal(withdrawal, `withdrawals[${i}]`, identity, complain),
+  );
+  const baseFeePerGas = fields.optionalQuantity('baseFeePerGas');
+
+  return {
+    block: {
+      number: identity.number,
+      hash: identity.hash,
+      parentHash: fields.hash('parentHash'),
+      timestamp: identity.timestamp,
+      miner: fields.address('miner'),
+      nonce: fields.optionalData('nonce'),
+      difficulty: fields.optionalQuantity('difficulty'),
+      totalDifficulty: fields.optionalQuantity('totalDifficulty'),
+      size: fields.optionalQuantity('size'),
+      extraData: fields.data('extraData'),
+      stateRoot: fields.hash('stateRoot'),
+      gasLimit: fields.quantity('gasLimit'),
+      gasUsed: fields.quantity('gasUsed'),
+      baseFeePerGas,
+      blobGasUsed: fields.optionalQuantity('blobGasUsed'),
+      excessBlobGas: fields.optionalQuantity('excessBlobGas'),
+      uncles: fields.hashList('uncles'),
+      transactionsCount: transactions.length,
+      withdrawalsCount: withdrawals.length,
+      ...blockFees(transactions, baseFeePerGas),
+    },
+    transactions,
+    withdrawals,
+    logs,
+    addresses: contractAddresses(transactions, logs).map((hash) => ({ hash, isContract: true })),
+  };
+}
+
+function decodeTransaction(
+  transaction: unknown,
+  receipt: unknown,
+  position: number,
+  block: BlockIdentity,
+  complain: Complain,
+): { transaction: TransactionRecord; logs: LogRecord[] } {
+  const path = `transactions[${position}]`;
+  const fields = nodeFields<RpcTransaction>(transaction, path, complain);
+  const hash = fields.hash('hash');
+  const index = fields.smallNumber('transactionIndex');
+  expectSame(fields.hash('blockHash'), block.hash, `${path}.blockHash`, 'the block hash', complain);
+  expectSame(fields.quantity('blockNumber'), block.number, `${path}.blockNumber`, 'the block number', complain);
+
+  const receiptPath = `receipts[${position}]`;
+  const receiptFields = nodeFields<RpcReceipt>(receipt, receiptPath, complain);
+  expectSame(receiptFields.hash('transactionHash'), hash, `${receiptPath}.transactionHash`, `the hash of ${path}`, complain);
+  expectSame(receiptFields.hash('blockHash'), block.hash, `${receiptPath}.blockHash`, 'the block hash', complain);
+  expectSame(receiptFields.quantity('blockNumber'), block.number, `${receiptPath}.blockNumber`, 'the block number', complain);
+  expectSame(receiptFields.smallNumber('transactionIndex'), index, `${receiptPath}.transactionIndex`, `the index of ${path}`, complain);
+
+  const status = receiptFields.optionalSmallNumber('status');
+  if (status !== null && status !== 0 && status !== 1) complain(`${receiptPath}.status`, `is ${status}, neither 0 nor 1`);
+  const logs = receiptFields.list('logs').map((log, i) =>
+    decodeLog(log, `${receiptPath}.logs[${i}]`, { hash, index }, block, complain),
+  );
+
+  return {
+    transaction: {
+      hash,
+      blockNumber: block.number,
+      blockHash: block.hash,
+      index,
+      blockTimestamp: block.timestamp,
+      from: fields.address('from'),
+      to: fields.optionalAddress('to'),
+      createdContract: receiptFields.optionalAddress('contractAddress'),
+      nonce: fields.quantity('nonce'),
+      type: fields.optionalSmallNumber('type'),
+      value: fields.quantity('value'),
+      gasLimit: fields.quantity('gas'),
+      gasPrice: receiptFields.optionalQuantity('effectiveGasPrice') ?? fields.optionalQuantity('gasPrice'),
+      maxFeePerGas: fields.optionalQuantity('maxFeePerGas'),
+      maxPriorityFeePerGas: fields.optionalQuantity('maxPriorityFeePerGas'),
+      input: fields.data('input'),
+      status,
+      gasUsed: receiptFields.quantity('gasUsed'),
+      cumulativeGasUsed: receiptFields.quantity('cumulativeGasUsed'),
+      maxFeePerBlobGas: fields.optionalQuantity('maxFeePerBlobGas'),
+      blobGasUsed: receiptFields.optionalQuantity('blobGasUsed'),
+      blobGasPrice: receiptFields.optionalQuantity('blobGasPrice'),
+    },
+    logs,
+  };
+}
+
+function decodeLog(
+  log: unknown,
+  path: string,
+  transaction: { hash: Hex; index: number },
+  block: BlockIdentity,
+  complain: Complain,
+): LogRecord {
+  const fields = nodeFields<RpcLog>(log, path, complain);
+  // Nodes repeat where the log belongs; when they do, it must agree with the receipt it came in.
+  const transactionHash = fields.optionalData('transactionHash');
+  if (transactionHash !== null) expectSame(transactionHash, transaction.hash, `${path}.transactionHash`, 'its receipt', complain);
+  const blockHash = fields.optionalData('blockHash');
+  if (blockHash !== null) expectSame(blockHash, block.hash, `${path}.blockHash`, 'the block hash', complain);
+  return {
+    blockHash: block.hash,
+    blockNumber: block.number,
+    transactionHash: transaction.hash,
+    transactionIndex: transaction.index,
+    logIndex: fields.smallNumber('logIndex'),
+    address: fields.address('address'),
+    topics: fields.hashList('topics'),
+    data: fields.data('data'),
+  };
+}
+
+function decodeWithdrawal(withdrawal: unknown, path: string, block: BlockIdentity, complain: Complain): WithdrawalRecord {
+  const fields = nodeFields<RpcWithdrawal>(withdrawal, path, complain);
+  return {
+    blockHash: block.hash,
+    blockNumber: block.number,
+    index: fields.quantity('index'),
+    validatorIndex: fields.quantity('validatorIndex'),
+    address: fields.address('address'),
+    amount: fields.quantity('amount') * WEI_PER_GWEI,
+  };
+}
+
+/**
+ * Log emitters and contracts created by transactions that did not fail: both ran code at that
+ * address. A failed creation reports an address too, but leaves no code there.
+ */
+function contractAddresses(transactions: readonly TransactionRecord[], logs: readonly LogRecord[]): Address[] {
+  const addresses = new Set<Address>();
+  for (const { createdContract, status } of transactions) {
+    if (createdContract !== null && status !== 0) addresses.add(createdContract);
+  }
+  for (const log of logs) addresses.add(log.address);
+  return [...addresses];
+}
+
+function expectSame<T extends bigint | number | string>(
+  actual: T,
+  expected: T,
+  field: string,
+  what: string,
+  complain: Complain,
+): void {
+  if (actual !== expected) complain(field, `is ${actual}, which does not match ${what} (${expected})`);
+}

@@ -1,0 +1,14 @@
+/** What the indexer is doing, for logs and the API's health endpoint. */
+export interface IndexerStatus {
+  phase: 'starting' | 'backfilling' | 'following' | 'done' | 'stopped';
+  /** The node's head as last seen. */
+  head: bigint | null;
+  /** False while the node does not answer; indexing pauses and resumes by itself. */
+  nodeAvailable: boolean;
+  lastError: string | null;
+  blocksIndexed: number;
+}
+
+export function initialStatus(): IndexerStatus {
+  return { phase: 'starting', head: null, nodeAvailable: true, lastError: null, blocksIndexed: 0 };
+}

@@ -1,0 +1,40 @@
+import type { Pool } from 'pg';
+import type { Hex } from '../model.js';
+import { bufferToHex } from './encode.js';
+
+export interface BlockRange {
+  from: bigint;
+  to: bigint;
+}
+
+/** The ranges within [first, last] that have no consensus block yet, in ascending order. */
+export async function findMissingRanges(pool: Pool, first: bigint, last: bigint): Promise<BlockRange[]> {
+  if (last < first) return [];
+  const { rows } = await pool.query<{ gap_from: string; gap_to: string }>(
+    `WITH present AS (
+       SELECT number FROM blocks WHERE consensus AND number BETWEEN $1 AND $2
+     ), bounded AS (
+       SELECT $1::bigint - 1 AS number UNION ALL SELECT number FROM present UNION ALL SELECT $2::bigint + 1
+     ), gaps AS (
+       SELECT number + 1 AS gap_from, lead(number) OVER (ORDER BY number) - 1 AS gap_to FROM bounded
+     )
+     SELECT gap_from::text, gap_to::text FROM gaps WHERE gap_to >= gap_from ORDER BY gap_from`,
+    [first.toString(), last.toString()],
+  );
+  return rows.map((r) => ({ from: BigInt(r.gap_from), to: BigInt(r.gap_to) }));
+}
+
+/** The hash of the consensus block at a height, or null. */
+export async function consensusBlockHash(pool: Pool, number: bigint): Promise<Hex | null> {
+  const { rows } = await pool.query<{ hash: Buffer }>(
+    'SELECT hash FROM blocks WHERE consensus AND number = $1',
+    [number.toString()],
+  );
+  return rows[0] ? bufferToHex(rows[0].hash) : null;
+}
+
+/** The highest consensus block number, or null on an empty database. */
+export async function highestIndexedBlock(pool: Pool): Promise<bigint | null> {
+  const { rows } = await pool.query<{ number: string | null }>('SELECT max(number)::text AS number FROM blocks WHERE consensus');
+  return rows[0]?.number == null ? null : BigInt(rows[0].number);
+}

@@ -1,0 +1,192 @@
+import type { Hex } from '../../model.js';
+import {
+  type AddressRow,
+  type Db,
+  SqlParams,
+  addressRow,
+  bigintFromNumeric,
+  byteaFromHex,
+  hexFromBytea,
+  hexFromNullableBytea,
+  isoTimestamp,
+} from './sql.js';
+
+export interface BlockRewardRow {
+  /** validator, emission_funds or uncle. */
+  type: string;
+  reward: bigint;
+}
+
+export interface BlockRow {
+  hash: Hex;
+  number: number;
+  parentHash: Hex;
+  consensus: boolean;
+  /** ISO 8601. */
+  timestamp: string;
+  miner: AddressRow;
+  nonce: Hex | null;
+  difficulty: bigint | null;
+  totalDifficulty: bigint | null;
+  size: number | null;
+  extraData: Hex;
+  stateRoot: Hex;
+  gasLimit: bigint;
+  gasUsed: bigint;
+  baseFeePerGas: bigint | null;
+  blobGasUsed: bigint | null;
+  excessBlobGas: bigint | null;
+  uncles: Hex[];
+  transactionsCount: number;
+  withdrawalsCount: number;
+  transactionFees: bigint;
+  burntFees: bigint;
+  priorityFee: bigint;
+  rewards: BlockRewardRow[];
+}
+
+export interface BlocksValidatedKeyset {
+  blockNumber: number;
+}
+
+interface BlockRecordRow {
+  hash: Buffer;
+  number: string;
+  parent_hash: Buffer;
+  consensus: boolean;
+  timestamp: string;
+  miner: Buffer;
+  miner_is_contract: boolean | null;
+  nonce: Buffer | null;
+  difficulty: string | null;
+  total_difficulty: string | null;
+  size: string | null;
+  extra_data: Buffer;
+  state_root: Buffer;
+  gas_limit: string;
+  gas_used: string;
+  base_fee_per_gas: string | null;
+  blob_gas_used: string | null;
+  excess_blob_gas: string | null;
+  uncles: Buffer[];
+  transactions_count: number;
+  withdrawals_count: number;
+  transaction_fees: string;
+  burnt_fees: string;
+  priority_fee: string;
+}
+
+interface RewardRecordRow {
+  block_hash: Buffer;
+  type: string;
+  reward: string;
+}
+
+async function readRewards(db: Db, blockHashes: Buffer[]): Promise<Map<string, BlockRewardRow[]>> {
+  const byBlock = new Map<string, BlockRewardRow[]>();
+  if (blockHashes.length === 0) return byBlock;
+  const { rows } = await db.query<RewardRecordRow>(
+    'SELECT block_hash, type, reward FROM block_rewards WHERE block_hash = ANY($1) ORDER BY block_hash, address, type',
+    [blockHashes],
+  );
+  for (const row of rows) {
+    const key = row.block_hash.toString('hex');
+    const rewards = byBlock.get(key) ?? [];
+    rewards.push({ type: row.type, reward: BigInt(row.reward) });
+    byBlock.set(key, rewards);
+  }
+  return byBlock;
+}
+
+function toBlockRow(r: BlockRecordRow, rewards: BlockRewardRow[]): BlockRow {
+  return {
+    hash: hexFromBytea(r.hash),
+    number: Number(r.number),
+    parentHash: hexFromBytea(r.parent_hash),
+    consensus: r.consensus,
+    timestamp: r.timestamp,
+    miner: addressRow(r.miner, r.miner_is_contract),
+    nonce: hexFromNullableBytea(r.nonce),
+    difficulty: bigintFromNumeric(r.difficulty),
+    totalDifficulty: bigintFromNumeric(r.total_difficulty),
+    size: r.size === null ? null : Number(r.size),
+    extraData: hexFromBytea(r.extra_data),
+    stateRoot: hexFromBytea(r.state_root),
+    gasLimit: BigInt(r.gas_limit),
+    gasUsed: BigInt(r.gas_used),
+    baseFeePerGas: bigintFromNumeric(r.base_fee_per_gas),
+    blobGasUsed: bigintFromNumeric(r.blob_gas_used),
+    excessBlobGas: bigintFromNumeric(r.excess_blob_gas),
+    uncles: r.uncles.map(hexFromBytea),
+    transactionsCount: r.transactions_count,
+    withdrawalsCount: r.withdrawals_count,
+    transactionFees: BigInt(r.transaction_fees),
+    burntFees: BigInt(r.burnt_fees),
+    priorityFee: BigInt(r.priority_fee),
+    rewards,
+  };
+}
+
+/** Consensus blocks mined by the address, highest first, below the keyset if one is given. */
+export async function listBlocksValidated(
+  db: Db,
+  miner: Hex,
+  after: BlocksValidatedKeyset | null,
+  limit: number,
+): Promise<BlockRow[]> {
+  const params = new SqlParams();
+  const conditions = ['b.consensus', `b.miner = ${params.add(byteaFromHex(miner))}`];
+  if (after !== null) conditions.push(`b.number < ${params.add(after.blockNumber)}::bigint`);
+  const { rows } = await db.query<BlockRecordRow>(
+    `SELECT b.hash, b.number, b.parent_hash, b.consensus, ${isoTimestamp('b.timestamp')} AS timestamp,
+            b.miner, ma.is_contract AS miner_is_contract, b.nonce, b.difficulty, b.total_difficulty, b.size,
+            b.extra_data, b.state_root, b.gas_limit, b.gas_used, b.base_fee_per_gas, b.blob_gas_used,
+            b.excess_blob_gas, b.uncles, b.transactions_count, b.withdrawals_count, b.transaction_fees,
+            b.burnt_fees, b.priority_fee
+     FROM (SELECT * FROM blocks b WHERE ${conditions.join(' AND ')} ORDER BY b.number DESC LIMIT ${params.add(limit)}) b
+     LEFT JOIN addresses ma ON ma.hash = b.miner
+     ORDER BY b.number DESC`,
+    params.values,
+  );
+  const rewards = await readRewards(db, rows.map((row) => row.hash));
+  return rows.map((row) => toBlockRow(row, rewards.get(row.hash.toString('hex')) ?? []));
+}
+
+export interface BlockIdentity {
+  hash: Hex;
+  consensus: boolean;
+}
+
+interface BlockIdentityRow {
+  hash: Buffer;
+  consensus: boolean;
+}
+
+const toBlockIdentity = (row: BlockIdentityRow): BlockIdentity => ({ hash: hexFromBytea(row.hash), consensus: row.consensus });
+
+/** Any block, consensus or not, with this hash. */
+export async function findBlockByHash(db: Db, hash: Hex): Promise<BlockIdentity | null> {
+  const { rows } = await db.query<BlockIdentityRow>('SELECT hash, consensus FROM blocks WHERE hash = $1', [
+    byteaFromHex(hash),
+  ]);
+  return rows[0] === undefined ? null : toBlockIdentity(rows[0]);
+}
+
+/**
+ * The consensus block at this height; else, at or below the indexed head, a block at this height that
+ * lost consensus; else null.
+ */
+export async function findBlockByNumber(db: Db, number: number): Promise<BlockIdentity | null> {
+  // The second branch runs only when the first finds nothing, and then only at or below the head;
+  // no index serves it (non-consensus blocks are few), so it reads the table.
+  const { rows } = await db.query<BlockIdentityRow>(
+    `(SELECT hash, consensus FROM blocks WHERE number = $1 AND consensus)
+     UNION ALL
+     (SELECT hash, consensus FROM blocks
+      WHERE number = $1 AND NOT consensus AND $1 <= (SELECT max(number) FROM blocks WHERE consensus)
+      LIMIT 1)
+     LIMIT 1`,
+    [number],
+  );
+  return rows[0] === undefined ? null : toBlockIdentity(rows[0]);
+}

@@ -1,0 +1,292 @@
+import type { Hex } from '../../model.js';
+import {
+  type AddressRow,
+  type Db,
+  SqlParams,
+  addressRow,
+  bigintFromNumeric,
+  byteaFromHex,
+  hexFromBytea,
+  hexFromNullableBytea,
+  isoTimestamp,
+} from './sql.js';
+
+/** The kinds a transaction list can be filtered by, in the order Blockscout lists a transaction's types. */
+export const transactionKinds = [
+  'coin_transfer',
+  'contract_call',
+  'contract_creation',
+  'token_creation',
+  'token_transfer',
+] as const;
+export type TransactionKind = (typeof transactionKinds)[number];
+
+export interface TransactionFilters {
+  /** Any of these kinds (OR); empty means every transaction. */
+  kinds: readonly TransactionKind[];
+  /** Any of these 4-byte selectors as the start of the input (OR); empty means every transaction. */
+  selectors: readonly Hex[];
+}
+
+export interface MinedTransactionKeyset {
+  blockNumber: number;
+  index: number;
+}
+
+export interface PendingTransactionKeyset {
+  /** ISO 8601 with up to six fractional digits. */
+  insertedAt: string;
+  hash: Hex;
+}
+
+/** What a mined and a pending transaction share; the fields a pool transaction lacks are null there. */
+interface TransactionFields {
+  hash: Hex;
+  from: AddressRow;
+  to: AddressRow | null;
+  createdContract: AddressRow | null;
+  nonce: number;
+  type: number | null;
+  value: bigint;
+  gasLimit: bigint;
+  gasPrice: bigint | null;
+  maxFeePerGas: bigint | null;
+  maxPriorityFeePerGas: bigint | null;
+  input: Hex;
+  status: 0 | 1 | null;
+  gasUsed: bigint | null;
+  baseFeePerGas: bigint | null;
+  error: string | null;
+  revertReason: Hex | null;
+  hasErrorInInternalTransactions: boolean | null;
+  /** The created contract is a known token. */
+  createsToken: boolean;
+  hasTokenTransfers: boolean;
+}
+
+export interface MinedTransactionRow extends TransactionFields {
+  blockNumber: number;
+  index: number;
+  /** ISO 8601 block timestamp. */
+  timestamp: string;
+  insertedAt: null;
+}
+
+export interface PendingTransactionRow extends TransactionFields {
+  blockNumber: null;
+  index: null;
+  timestamp: null;
+  /** ISO 8601 time the pool transaction was first seen. */
+  insertedAt: string;
+}
+
+export type TransactionRow = MinedTransactionRow | PendingTransactionRow;
+
+// OFFSET 0 keeps each EXISTS a probe of one index per row: without it the planner may hash a whole
+// table (tokens, token_transfers) to answer it for the few rows a page scans.
+const probe = (table: string, condition: string) => `EXISTS (SELECT 1 FROM ${table} WHERE ${condition} OFFSET 0)`;
+
+const contractCallPredicate = probe('addresses a', 'a.hash = t.to_address AND a.is_contract');
+const createsTokenPredicate = probe('tokens k', 'k.address = t.created_contract');
+const hasTokenTransfersPredicate = probe('token_transfers tt', 'tt.transaction_hash = t.hash');
+
+// Written against the alias t, so that each predicate can sit in the keyset scan of the list.
+const minedKindPredicates: Record<TransactionKind, string> = {
+  coin_transfer: 't.value > 0',
+  contract_call: contractCallPredicate,
+  contract_creation: 't.to_address IS NULL',
+  token_creation: createsTokenPredicate,
+  token_transfer: hasTokenTransfersPredicate,
+};
+
+// A pool transaction has created nothing and transferred no token yet.
+const pendingKindPredicates: Record<TransactionKind, string> = {
+  ...minedKindPredicates,
+  token_creation: 'false',
+  token_transfer: 'false',
+};
+
+function kindCondition(kinds: readonly TransactionKind[], predicates: Record<TransactionKind, string>): string[] {
+  return kinds.length === 0 ? [] : [`(${kinds.map((kind) => predicates[kind]).join(' OR ')})`];
+}
+
+/** Kinds only a contract creation (to IS NULL) can have. */
+const creationKinds: readonly TransactionKind[] = ['contract_creation', 'token_creation'];
+
+// Matches the expression and predicate of the transactions_method index.
+const selectorCondition = (placeholder: string) =>
+  `length(t.input) >= 4 AND substring(t.input FROM 1 FOR 4) = ${placeholder}`;
+
+/**
+ * One ordered, limited scan per selector (each served by the selector index), merged: an IN list
+ * over the same index would return rows out of order and sort every match.
+ */
+function unionBySelector(
+  params: SqlParams,
+  selectors: readonly Hex[],
+  scan: (selectorPredicate: string | null) => string,
+  order: string,
+  limit: string,
+): string {
+  if (selectors.length === 0) return scan(null);
+  const branches = selectors.map((selector) => `(${scan(selectorCondition(params.add(byteaFromHex(selector))))})`);
+  return branches.length === 1 ? (branches[0] as string) : `${branches.join(' UNION ALL ')} ORDER BY ${order} LIMIT ${limit}`;
+}
+
+const where = (conditions: string[]) => (conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`);
+
+interface TransactionRecord {
+  hash: Buffer;
+  from_address: Buffer;
+  from_is_contract: boolean | null;
+  to_address: Buffer | null;
+  to_is_contract: boolean | null;
+  created_contract: Buffer | null;
+  created_is_contract: boolean | null;
+  nonce: string;
+  type: number | null;
+  value: string;
+  gas_limit: string;
+  gas_price: string | null;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  input: Buffer;
+  status: number | null;
+  gas_used: string | null;
+  base_fee_per_gas: string | null;
+  error: string | null;
+  revert_reason: Buffer | null;
+  has_error_in_internal_transactions: boolean | null;
+  creates_token: boolean;
+  has_token_transfers: boolean;
+}
+
+interface MinedTransactionRecord extends TransactionRecord {
+  block_number: string;
+  index: number;
+  timestamp: string;
+}
+
+interface PendingTransactionRecord extends TransactionRecord {
+  inserted_at: string;
+}
+
+function toTransactionFields(r: TransactionRecord): TransactionFields {
+  return {
+    hash: hexFromBytea(r.hash),
+    from: addressRow(r.from_address, r.from_is_contract),
+    to: r.to_address === null ? null : addressRow(r.to_address, r.to_is_contract),
+    createdContract: r.created_contract === null ? null : addressRow(r.created_contract, r.created_is_contract),
+    nonce: Number(r.nonce),
+    type: r.type,
+    value: BigInt(r.value),
+    gasLimit: BigInt(r.gas_limit),
+    gasPrice: bigintFromNumeric(r.gas_price),
+    maxFeePerGas: bigintFromNumeric(r.max_fee_per_gas),
+    maxPriorityFeePerGas: bigintFromNumeric(r.max_priority_fee_per_gas),
+    input: hexFromBytea(r.input),
+    status: r.status === 0 || r.status === 1 ? r.status : null,
+    gasUsed: bigintFromNumeric(r.gas_used),
+    baseFeePerGas: bigintFromNumeric(r.base_fee_per_gas),
+    error: r.error,
+    revertReason: hexFromNullableBytea(r.revert_reason),
+    hasErrorInInternalTransactions: r.has_error_in_internal_transactions,
+    createsToken: r.creates_token,
+    hasTokenTransfers: r.has_token_transfers,
+  };
+}
+
+const minedOrder = 'block_number DESC, index DESC';
+
+/** Mined transactions, newest first ((block_number, index) descending), after the keyset if one is given. */
+export async function listMinedTransactions(
+  db: Db,
+  filters: TransactionFilters,
+  after: MinedTransactionKeyset | null,
+  limit: number,
+): Promise<MinedTransactionRow[]> {
+  const params = new SqlParams();
+  const limitParam = params.add(limit);
+  const conditions = kindCondition(filters.kinds, minedKindPredicates);
+  // Creations alone are read from the transactions_to index, where to_address IS NULL leads: ordering
+  // by it first (a constant among them) lets that index give the list's order without a sort.
+  const onlyCreations = filters.kinds.length > 0 && filters.kinds.every((kind) => creationKinds.includes(kind));
+  if (onlyCreations) conditions.push('t.to_address IS NULL');
+  if (after !== null) {
+    conditions.push(`(t.block_number, t.index) < (${params.add(after.blockNumber)}::bigint, ${params.add(after.index)}::integer)`);
+  }
+  const scanOrder = `${onlyCreations ? 't.to_address, ' : ''}t.block_number DESC, t.index DESC`;
+  const scan = (selectorPredicate: string | null) =>
+    `SELECT t.* FROM transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
+     ORDER BY ${scanOrder} LIMIT ${limitParam}`;
+  const page = unionBySelector(params, filters.selectors, scan, minedOrder, limitParam);
+  const { rows } = await db.query<MinedTransactionRecord>(
+    `SELECT t.hash, t.block_number, t.index, ${isoTimestamp('t.block_timestamp')} AS timestamp,
+            t.from_address, fa.is_contract AS from_is_contract,
+            t.to_address, ta.is_contract AS to_is_contract,
+            t.created_contract, ca.is_contract AS created_is_contract,
+            t.nonce, t.type, t.value, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas,
+            t.input, t.status, t.gas_used, b.base_fee_per_gas, t.error, t.revert_reason,
+            t.has_error_in_internal_transactions,
+            ${createsTokenPredicate} AS creates_token, ${hasTokenTransfersPredicate} AS has_token_transfers
+     FROM (${page}) t
+     JOIN blocks b ON b.hash = t.block_hash
+     LEFT JOIN addresses fa ON fa.hash = t.from_address
+     LEFT JOIN addresses ta ON ta.hash = t.to_address
+     LEFT JOIN addresses ca ON ca.hash = t.created_contract
+     ORDER BY t.block_number DESC, t.index DESC`,
+    params.values,
+  );
+  return rows.map((r) => ({
+    ...toTransactionFields(r),
+    blockNumber: Number(r.block_number),
+    index: r.index,
+    timestamp: r.timestamp,
+    insertedAt: null,
+  }));
+}
+
+const pendingOrder = 'inserted_at DESC, hash ASC';
+
+/** Pool transactions, newest first ((inserted_at desc, hash asc), as Blockscout orders them), after the keyset. */
+export async function listPendingTransactions(
+  db: Db,
+  filters: TransactionFilters,
+  after: PendingTransactionKeyset | null,
+  limit: number,
+): Promise<PendingTransactionRow[]> {
+  const params = new SqlParams();
+  const limitParam = params.add(limit);
+  const conditions = kindCondition(filters.kinds, pendingKindPredicates);
+  if (after !== null) {
+    // The index runs inserted_at DESC, hash ASC, which one row comparison cannot express.
+    const insertedAt = `${params.add(after.insertedAt)}::timestamptz`;
+    const hash = params.add(byteaFromHex(after.hash));
+    conditions.push(`t.inserted_at <= ${insertedAt} AND (t.inserted_at < ${insertedAt} OR t.hash > ${hash})`);
+  }
+  const scan = (selectorPredicate: string | null) =>
+    `SELECT t.* FROM pending_transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
+     ORDER BY t.inserted_at DESC, t.hash ASC LIMIT ${limitParam}`;
+  const page = unionBySelector(params, filters.selectors, scan, pendingOrder, limitParam);
+  const { rows } = await db.query<PendingTransactionRecord>(
+    `SELECT t.hash, ${isoTimestamp('t.inserted_at')} AS inserted_at,
+            t.from_address, fa.is_contract AS from_is_contract,
+            t.to_address, ta.is_contract AS to_is_contract,
+            NULL AS created_contract, NULL AS created_is_contract,
+            t.nonce, t.type, t.value, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas,
+            t.input, NULL AS status, NULL AS gas_used, NULL AS base_fee_per_gas, NULL AS error, NULL AS revert_reason,
+            NULL AS has_error_in_internal_transactions, false AS creates_token, false AS has_token_transfers
+     FROM (${page}) t
+     LEFT JOIN addresses fa ON fa.hash = t.from_address
+     LEFT JOIN addresses ta ON ta.hash = t.to_address
+     ORDER BY t.inserted_at DESC, t.hash ASC`,
+    params.values,
+  );
+  return rows.map((r) => ({
+    ...toTransactionFields(r),
+    blockNumber: null,
+    index: null,
+    timestamp: null,
+    insertedAt: r.inserted_at,
+  }));
+}

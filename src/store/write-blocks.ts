@@ -1,0 +1,112 @@
+import type { Pool, PoolClient } from 'pg';
+import type { BlockBundle } from '../model.js';
+import { copyRows, type Cell } from './copy.js';
+import {
+  byteaArrayCell,
+  byteaCell,
+  hexToBuffer,
+  numericCell,
+  optionalByteaCell,
+  timestampCell,
+} from './encode.js';
+
+const blockColumns = [
+  'hash', 'number', 'parent_hash', 'consensus', 'timestamp', 'miner', 'nonce', 'difficulty', 'total_difficulty',
+  'size', 'extra_data', 'state_root', 'gas_limit', 'gas_used', 'base_fee_per_gas', 'blob_gas_used', 'excess_blob_gas',
+  'uncles', 'transactions_count', 'withdrawals_count', 'transaction_fees', 'burnt_fees', 'priority_fee',
+] as const;
+
+const transactionColumns = [
+  'hash', 'block_number', 'block_hash', 'index', 'block_timestamp', 'from_address', 'to_address', 'created_contract',
+  'nonce', 'type', 'value', 'gas_limit', 'gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'input', 'status',
+  'gas_used', 'cumulative_gas_used', 'max_fee_per_blob_gas', 'blob_gas_used', 'blob_gas_price',
+] as const;
+
+const withdrawalColumns = ['block_hash', 'index', 'block_number', 'validator_index', 'address', 'amount'] as const;
+
+function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
+  return bundles.map(({ block: b }) => [
+    byteaCell(b.hash), numericCell(b.number), byteaCell(b.parentHash), 'true', timestampCell(b.timestamp),
+    byteaCell(b.miner), optionalByteaCell(b.nonce), numericCell(b.difficulty), numericCell(b.totalDifficulty),
+    numericCell(b.size), byteaCell(b.extraData), byteaCell(b.stateRoot), numericCell(b.gasLimit), numericCell(b.gasUsed),
+    numericCell(b.baseFeePerGas), numericCell(b.blobGasUsed), numericCell(b.excessBlobGas), byteaArrayCell(b.uncles),
+    numericCell(b.transactionsCount), numericCell(b.withdrawalsCount), numericCell(b.transactionFees),
+    numericCell(b.burntFees), numericCell(b.priorityFee),
+  ]);
+}
+
+function transactionRows(bundles: readonly BlockBundle[]): Cell[][] {
+  return bundles.flatMap(({ transactions }) =>
+    transactions.map((t) => [
+      byteaCell(t.hash), numericCell(t.blockNumber), byteaCell(t.blockHash), numericCell(t.index),
+      timestampCell(t.blockTimestamp), byteaCell(t.from), optionalByteaCell(t.to), optionalByteaCell(t.createdContract),
+      numericCell(t.nonce), numericCell(t.type), numericCell(t.value), numericCell(t.gasLimit), numericCell(t.gasPrice),
+      numericCell(t.maxFeePerGas), numericCell(t.maxPriorityFeePerGas), byteaCell(t.input), numericCell(t.status),
+      numericCell(t.gasUsed), numericCell(t.cumulativeGasUsed), numericCell(t.maxFeePerBlobGas),
+      numericCell(t.blobGasUsed), numericCell(t.blobGasPrice),
+    ]),
+  );
+}
+
+function withdrawalRows(bundles: readonly BlockBundle[]): Cell[][] {
+  return bundles.flatMap(({ withdrawals }) =>
+    withdrawals.map((w) => [
+      byteaCell(w.blockHash), numericCell(w.index), numericCell(w.blockNumber), numericCell(w.validatorIndex),
+      byteaCell(w.address), numericCell(w.amount),
+    ]),
+  );
+}
+
+async function recordContracts(client: PoolClient, bundles: readonly BlockBundle[]): Promise<void> {
+  const contracts = [...new Set(bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)))];
+  if (contracts.length === 0) return;
+  // Sorted, so that concurrent writers lock rows in the same order.
+  contracts.sort();
+  await client.query(
+    `INSERT INTO addresses (hash, is_contract) SELECT unnest($1::bytea[]), true
+     ON CONFLICT (hash) DO UPDATE SET is_contract = true WHERE NOT addresses.is_contract`,
+    [contracts.map(hexToBuffer)],
+  );
+}
+
+/** Rows encoded before the transaction opens, to keep it short. */
+interface EncodedBundles {
+  blocks: Cell[][];
+  transactions: Cell[][];
+  withdrawals: Cell[][];
+}
+
+function encodeBundles(bundles: readonly BlockBundle[]): EncodedBundles {
+  return {
+    blocks: blockRows(bundles),
+    transactions: transactionRows(bundles),
+    withdrawals: withdrawalRows(bundles),
+  };
+}
+
+/**
+ * Writes blocks with everything derived from them in one transaction: after a crash at any moment,
+ * either all of a batch is in the database or none of it is.
+ */
+export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundle[]): Promise<void> {
+  if (bundles.length === 0) return;
+  const encoded = encodeBundles(bundles);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // A block that lost consensus and is canonical again (a reorg and its undoing) comes back as new.
+    await client.query('DELETE FROM blocks WHERE NOT consensus AND hash = ANY($1::bytea[])', [
+      bundles.map((b) => hexToBuffer(b.block.hash)),
+    ]);
+    await copyRows(client, 'blocks', blockColumns, encoded.blocks);
+    await copyRows(client, 'transactions', transactionColumns, encoded.transactions);
+    await copyRows(client, 'withdrawals', withdrawalColumns, encoded.withdrawals);
+    await recordContracts(client, bundles);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

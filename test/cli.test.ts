@@ -1,0 +1,72 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runSextant } from './support/sextant-process.js';
+import { createTestDatabase, testServerUrl } from './support/database.js';
+
+function assertOneLineFailure(run: { code: number | null; stdout: string; stderr: string }, message: RegExp): void {
+  assert.equal(run.code, 1, `exit code 1, got ${run.code}; stderr: ${run.stderr}`);
+  const lines = run.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${run.stderr}`);
+  assert.match(lines[0]!, /^sextant: /);
+  assert.match(lines[0]!, message);
+  assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+}
+
+test('--help lists the commands and the settings', async () => {
+  const run = await runSextant(['--help'], {});
+  assert.equal(run.code, 0);
+  for (const word of ['start', 'index', 'serve', 'migrate', '--rpc-url', 'ETHEREUM_JSONRPC_HTTP_URL', 'DATABASE_URL', 'FIRST_BLOCK']) {
+    assert.ok(run.stdout.includes(word), `--help mentions ${word}`);
+  }
+});
+
+test('a malformed node URL is one line naming the variable', async () => {
+  const run = await runSextant(['start'], { ETHEREUM_JSONRPC_HTTP_URL: 'localhost:8545', DATABASE_URL: `${testServerUrl}/postgres` });
+  assertOneLineFailure(run, /ETHEREUM_JSONRPC_HTTP_URL \(--rpc-url\) must start with http: or https:/);
+});
+
+test('a flag overrides the environment and is checked the same way', async () => {
+  const run = await runSextant(['migrate', '--port', 'eighty'], { DATABASE_URL: `${testServerUrl}/postgres` });
+  assertOneLineFailure(run, /PORT \(--port\) must be a whole number/);
+});
+
+test('an unreachable node is one line naming the URL', async () => {
+  const db = await createTestDatabase();
+  try {
+    const run = await runSextant(['index'], { ETHEREUM_JSONRPC_HTTP_URL: 'http://127.0.0.1:9', DATABASE_URL: db.url }, 120_000);
+    assertOneLineFailure(run, /127\.0\.0\.1:9.*ETHEREUM_JSONRPC_HTTP_URL/);
+  } finally {
+    await db.drop();
+  }
+});
+
+test('an unreachable database is one line naming it, without the password', async () => {
+  const run = await runSextant(['migrate'], { DATABASE_URL: 'postgresql://someone:secret@127.0.0.1:9/db' });
+  assertOneLineFailure(run, /cannot connect to DATABASE_URL postgresql:\/\/someone@127\.0\.0\.1:9\/db/);
+  assert.doesNotMatch(run.stderr, /secret/);
+});
+
+test('an unwritable data directory is one line naming it', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'sextant-cli-'));
+  chmodSync(parent, 0o500);
+  try {
+    const run = await runSextant(['migrate'], { SEXTANT_DATA_DIR: join(parent, 'data') });
+    assertOneLineFailure(run, /data/);
+  } finally {
+    chmodSync(parent, 0o700);
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
+
+test('serve refuses a database without the schema', async () => {
+  const db = await createTestDatabase({ migrated: false });
+  try {
+    const run = await runSextant(['serve'], { DATABASE_URL: db.url, PORT: '0' });
+    assertOneLineFailure(run, /no Sextant schema yet; run `sextant migrate`/);
+  } finally {
+    await db.drop();
+  }
+});

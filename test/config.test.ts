@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseConfig, rawSettingsFromEnv } from '../src/config.js';
+import { ConfigError } from '../src/errors.js';
+
+test('defaults: demo chain, embedded database, port 4000, from block 0, following the head', () => {
+  const config = parseConfig(rawSettingsFromEnv({}));
+  assert.equal(config.rpcUrl, null);
+  assert.equal(config.databaseUrl, null);
+  assert.equal(config.dataDir, './data');
+  assert.equal(config.port, 4000);
+  assert.equal(config.firstBlock, 0n);
+  assert.equal(config.lastBlock, null);
+  assert.equal(config.disableInternalTransactions, false);
+});
+
+test('reads the Blockscout variable names', () => {
+  const config = parseConfig(
+    rawSettingsFromEnv({
+      ETHEREUM_JSONRPC_HTTP_URL: 'http://127.0.0.1:8545',
+      ETHEREUM_JSONRPC_VARIANT: 'Erigon',
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/x',
+      FIRST_BLOCK: '18000000',
+      LAST_BLOCK: '18000000',
+      INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER: 'true',
+      PORT: '0',
+    }),
+  );
+  assert.equal(config.rpcUrl, 'http://127.0.0.1:8545');
+  assert.equal(config.variant, 'erigon');
+  assert.equal(config.firstBlock, 18_000_000n);
+  assert.equal(config.lastBlock, 18_000_000n);
+  assert.equal(config.disableInternalTransactions, true);
+  assert.equal(config.port, 0);
+});
+
+test('an empty variable counts as unset', () => {
+  assert.equal(parseConfig(rawSettingsFromEnv({ ETHEREUM_JSONRPC_HTTP_URL: '' })).rpcUrl, null);
+});
+
+const refused: [Record<string, string>, RegExp][] = [
+  [{ ETHEREUM_JSONRPC_HTTP_URL: 'localhost:8545' }, /ETHEREUM_JSONRPC_HTTP_URL \(--rpc-url\) must start with http: or https:/],
+  [{ ETHEREUM_JSONRPC_HTTP_URL: 'not a url' }, /ETHEREUM_JSONRPC_HTTP_URL \(--rpc-url\) is not a valid URL/],
+  [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL \(--database-url\) must start with postgres: or postgresql:/],
+  [{ PORT: '80a' }, /PORT \(--port\) must be a whole number from 0 to 65535/],
+  [{ PORT: '70000' }, /PORT/],
+  [{ FIRST_BLOCK: '-1' }, /FIRST_BLOCK \(--first-block\) must be a block number/],
+  [{ FIRST_BLOCK: '10', LAST_BLOCK: '9' }, /LAST_BLOCK \(9\) is below FIRST_BLOCK \(10\)/],
+  [{ ETHEREUM_JSONRPC_VARIANT: 'parity' }, /must be one of geth, erigon, nethermind, besu, reth, anvil/],
+  [{ INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER: 'maybe' }, /must be true or false/],
+];
+
+for (const [env, message] of refused) {
+  test(`refuses ${JSON.stringify(env)} with one line naming the setting`, () => {
+    assert.throws(
+      () => parseConfig(rawSettingsFromEnv(env)),
+      (error: unknown) => error instanceof ConfigError && message.test(error.message) && !error.message.includes('\n'),
+    );
+  });
+}

@@ -1,0 +1,227 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  createPublicClient,
+  getContractAddress,
+  http,
+  parseEventLogs,
+  type Address,
+  type Hash,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
+import { startAnvil, type AnvilNode } from '../src/demo/anvil.js';
+import { DemoCaller, DemoChild, DemoERC1155, DemoERC721 } from '../src/demo/artifacts.js';
+import { runScenario, type ScenarioResult } from '../src/demo/scenario.js';
+
+/** A Parity-style trace, which anvil records when mining and serves even with pruned history. */
+interface Trace {
+  type: 'call' | 'create' | 'suicide';
+  action: { from?: string; to?: string; value?: string; creationMethod?: string; address?: string };
+  result: { address?: string } | null;
+  error?: string;
+  traceAddress: number[];
+}
+
+let node: AnvilNode;
+let client: PublicClient;
+let scenario: ScenarioResult;
+let receipts: TransactionReceipt[];
+
+before(async () => {
+  node = await startAnvil();
+  client = createPublicClient({ transport: http(node.rpcUrl) });
+  scenario = await runScenario(node.rpcUrl);
+  receipts = await Promise.all(scenario.transactions.map(({ hash }) => client.getTransactionReceipt({ hash })));
+});
+
+after(async () => {
+  await node?.stop();
+});
+
+function txHash(label: string): Hash {
+  const tx = scenario.transactions.find((candidate) => candidate.label === label);
+  assert.ok(tx, `no scenario transaction labelled "${label}"`);
+  return tx.hash;
+}
+
+async function traces(hash: Hash): Promise<Trace[]> {
+  const response = await fetch(node.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'trace_transaction', params: [hash] }),
+  });
+  const body = (await response.json()) as { result?: Trace[]; error?: { message: string } };
+  assert.ok(body.result, `trace of ${hash} failed: ${body.error?.message}`);
+  return body.result;
+}
+
+test('more than 60 uniquely labelled transactions in more than 60 blocks', async () => {
+  assert.ok(scenario.transactions.length > 60, `only ${scenario.transactions.length} transactions`);
+  const labels = new Set(scenario.transactions.map((tx) => tx.label));
+  assert.equal(labels.size, scenario.transactions.length);
+  const blocks = new Set(receipts.map((receipt) => receipt.blockNumber));
+  assert.ok(blocks.size > 60, `transactions span only ${blocks.size} blocks`);
+  assert.ok((await client.getBlockNumber()) > 60n);
+});
+
+test('only the reverted transaction has status 0', () => {
+  for (const receipt of receipts) {
+    const expected = receipt.transactionHash === scenario.revertedTxHash ? 'reverted' : 'success';
+    assert.equal(receipt.status, expected, `status of ${receipt.transactionHash}`);
+  }
+  assert.equal(receipts.filter((receipt) => receipt.status === 'reverted').length, 1);
+});
+
+test('the uncaught revert happens deep in the call tree', async () => {
+  const calls = await traces(scenario.revertedTxHash);
+  assert.ok(Math.max(...calls.map((call) => call.traceAddress.length)) >= 3, 'the revert is not nested');
+  assert.ok(calls.every((call) => call.error !== undefined));
+});
+
+test('the caught revert leaves its transaction successful', async () => {
+  const hash = txHash('caller probe with caught inner revert');
+  const receipt = await client.getTransactionReceipt({ hash });
+  const [caught] = parseEventLogs({ abi: DemoCaller.abi, eventName: 'RevertCaught', logs: receipt.logs });
+  assert.ok(caught, 'no RevertCaught event');
+  const calls = await traces(hash);
+  assert.equal(calls.find((call) => call.traceAddress.length === 0)?.error, undefined);
+  assert.ok(calls.some((call) => call.error !== undefined));
+});
+
+test('legacy, access-list and EIP-1559 transactions all occur', async () => {
+  const transactions = await Promise.all(scenario.transactions.map(({ hash }) => client.getTransaction({ hash })));
+  const types = new Set(transactions.map((tx) => tx.type));
+  assert.ok(types.has('legacy'));
+  assert.ok(types.has('eip2930'));
+  assert.ok(types.has('eip1559'));
+});
+
+test('one block holds several transactions', () => {
+  const perBlock = new Map<bigint, number>();
+  for (const receipt of receipts) perBlock.set(receipt.blockNumber, (perBlock.get(receipt.blockNumber) ?? 0) + 1);
+  assert.ok(Math.max(...perBlock.values()) >= 5);
+});
+
+test('the busy account has more than 50 transactions', async () => {
+  const busy = scenario.busyAccount.toLowerCase();
+  const transactions = await Promise.all(scenario.transactions.map(({ hash }) => client.getTransaction({ hash })));
+  const involving = transactions.filter((tx) => tx.from.toLowerCase() === busy || tx.to?.toLowerCase() === busy);
+  assert.ok(involving.length > 50, `only ${involving.length} transactions involve ${busy}`);
+});
+
+test('the ERC-1155 TransferBatch event is logged', () => {
+  const logs = receipts.flatMap((receipt) => receipt.logs).filter((log) => log.address === scenario.contracts.erc1155.toLowerCase());
+  const batches = parseEventLogs({ abi: DemoERC1155.abi, eventName: 'TransferBatch', logs });
+  assert.ok(batches.length >= 2, 'expected the mintBatch and safeBatchTransferFrom events');
+});
+
+test('ether moves through internal calls to EOAs', async () => {
+  const calls = await traces(txHash('caller split ether among payees'));
+  const payees = new Set(scenario.accounts.payees.map((payee) => payee.toLowerCase()));
+  const transfers = calls.filter(
+    (call) => call.type === 'call' && payees.has(call.action.to ?? '') && BigInt(call.action.value ?? 0) > 0n,
+  );
+  assert.equal(transfers.length, 4);
+});
+
+test('the CREATE2 child exists at its predicted address', async () => {
+  const predicted = getContractAddress({
+    opcode: 'CREATE2',
+    from: scenario.contracts.caller,
+    salt: scenario.create2Salts.create2Child,
+    bytecode: DemoChild.bytecode,
+  });
+  assert.equal(scenario.contracts.create2Child, predicted);
+  const code = await client.getCode({ address: predicted });
+  assert.ok(code && code.length > 2, 'no code at the CREATE2 address');
+});
+
+test('the child created and self-destructed in one transaction is gone', async () => {
+  const predicted = getContractAddress({
+    opcode: 'CREATE2',
+    from: scenario.contracts.caller,
+    salt: scenario.create2Salts.destroyedChild,
+    bytecode: DemoChild.bytecode,
+  });
+  assert.equal(scenario.contracts.destroyedChild, predicted);
+  const address = predicted.toLowerCase();
+  const calls = await traces(txHash('caller spawnAndDestroy child (CREATE2 + selfdestruct)'));
+  assert.ok(calls.some((call) => call.action.creationMethod === 'create2' && call.result?.address === address));
+  assert.ok(calls.some((call) => call.type === 'suicide' && call.action.address === address));
+  assert.equal(await client.getCode({ address: predicted }), undefined);
+  assert.equal(await client.getBalance({ address: predicted }), 0n);
+});
+
+test('a child destroyed after its creation transaction keeps its code but loses its ether', async () => {
+  const address = scenario.contracts.createChild;
+  const calls = await traces(txHash('caller destroyChild of CREATE child (selfdestruct)'));
+  assert.ok(calls.some((call) => call.type === 'suicide' && call.action.address === address.toLowerCase()));
+  assert.notEqual(await client.getCode({ address }), undefined);
+  assert.equal(await client.getBalance({ address }), 0n);
+});
+
+test('NFT metadata is embedded in the token URIs', async () => {
+  const tokenUri = await client.readContract({
+    address: scenario.contracts.erc721,
+    abi: DemoERC721.abi,
+    functionName: 'tokenURI',
+    args: [1n],
+  });
+  const prefix = 'data:application/json;base64,';
+  assert.ok(tokenUri.startsWith(prefix));
+  const metadata = JSON.parse(Buffer.from(tokenUri.slice(prefix.length), 'base64').toString('utf8'));
+  assert.equal(metadata.name, 'Sextant Demo NFT #1');
+  assert.ok(String(metadata.image).startsWith('data:image/svg+xml;base64,'));
+
+  const itemUri = await client.readContract({
+    address: scenario.contracts.erc1155,
+    abi: DemoERC1155.abi,
+    functionName: 'uri',
+    args: [1n],
+  });
+  const itemJson = itemUri.replace(/^data:application\/json,/, '').replace('{id}', (1).toString(16).padStart(64, '0'));
+  assert.match(JSON.parse(itemJson).name, /^Sextant Demo Item 0+1$/);
+});
+
+test('the scenario sends the same transactions on a fresh node', async () => {
+  const second = await startAnvil();
+  try {
+    const rerun = await runScenario(second.rpcUrl);
+    assert.deepEqual(rerun.transactions, scenario.transactions);
+  } finally {
+    await second.stop();
+  }
+});
+
+test('stop() terminates the anvil process', async () => {
+  const pid = node.pid;
+  assert.doesNotThrow(() => process.kill(pid, 0), 'anvil should be running before stop()');
+  await node.stop();
+  assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
+  await node.stop();
+});
+
+function assertOneLineError(pattern: RegExp) {
+  return (err: unknown) => {
+    assert.ok(err instanceof Error);
+    assert.doesNotMatch(err.message, /\n/);
+    assert.match(err.message, pattern);
+    return true;
+  };
+}
+
+test('startAnvil rejects a missing ANVIL_BIN with a one-line message', async () => {
+  const previous = process.env.ANVIL_BIN;
+  process.env.ANVIL_BIN = '/nonexistent';
+  try {
+    await assert.rejects(startAnvil(), assertOneLineError(/ANVIL_BIN=\/nonexistent/));
+  } finally {
+    if (previous === undefined) delete process.env.ANVIL_BIN;
+    else process.env.ANVIL_BIN = previous;
+  }
+});
+
+test('startAnvil rejects when anvil exits during startup', async () => {
+  await assert.rejects(startAnvil({ extraArgs: ['--no-such-flag'] }), assertOneLineError(/exited with code \d+ before listening/));
+});

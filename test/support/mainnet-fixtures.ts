@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import type { RpcBlock, RpcReceipt } from '../../src/chain/rpc-types.js';
+import type { Recording } from './replay-node.js';
+
+/** Mainnet block 18,000,000 as an Erigon archive node served it (test/fixtures/erigon-rpc-tests). */
+export const MAINNET_BLOCK_NUMBER = 18_000_000n;
+
+const ERIGON_RECORDINGS = new URL('../fixtures/erigon-rpc-tests/integration/mainnet/', import.meta.url);
+
+/** Block 18,000,000 with its 94 full transactions and 16 withdrawals, and its 94 receipts, as JSON. */
+export function loadMainnetBlock18000000(): { block: RpcBlock; receipts: RpcReceipt[] } {
+  return {
+    block: recordedResult('eth_getBlockByNumber/test_08.json') as RpcBlock,
+    receipts: recordedResult('eth_getBlockReceipts/test_02.json') as RpcReceipt[],
+  };
+}
+
+/** What a node serving only block 18,000,000 answers: the block (full transactions) and its receipts. */
+export function loadMainnetBlock18000000Recordings(): Recording[] {
+  const { block, receipts } = loadMainnetBlock18000000();
+  return [
+    { method: 'eth_getBlockByNumber', params: ['0x112a880', true], result: block },
+    { method: 'eth_getBlockReceipts', params: ['0x112a880'], result: receipts },
+  ];
+}
+
+/** The result of the single request an erigon rpc-tests file records. */
+function recordedResult(file: string): unknown {
+  const [exchange] = JSON.parse(readFileSync(new URL(file, ERIGON_RECORDINGS), 'utf8')) as { response: { result: unknown } }[];
+  if (exchange === undefined) throw new Error(`${file} records no exchange`);
+  return exchange.response.result;
+}
