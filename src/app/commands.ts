@@ -19,14 +19,19 @@ class Resources {
   }
 }
 
+/** Resolves once a first SIGINT or SIGTERM has closed everything; a second one exits at once. */
 function onShutdownSignal(resources: Resources, logger: Logger): Promise<void> {
   return new Promise((resolve) => {
+    let stopping = false;
     const stop = (signal: string) => {
-      logger.info(`${signal}: shutting down`);
+      if (stopping) process.exit(1);
+      stopping = true;
+      logger.info(`${signal}: shutting down (again to force)`);
       void resources.closeAll().then(resolve);
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // Kept registered (not `once`), so that other listeners see that shutdown is taken care of.
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 }
 
