@@ -11,10 +11,16 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** An idle connection the server dropped is replaced on next use; it must not end the process. */
+function logIdleErrors(pool: pg.Pool, logger: Logger): pg.Pool {
+  pool.on('error', (error) => logger.warn(`database connection lost: ${error.message}`));
+  return pool;
+}
+
 export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
   if (config.databaseUrl === null) {
     const server = await startEmbeddedPostgres({ dataDir: config.dataDir, log: (m) => logger.debug(m) });
-    const pool = new pg.Pool({ connectionString: server.connectionString, max: 10 });
+    const pool = logIdleErrors(new pg.Pool({ connectionString: server.connectionString, max: 10 }), logger);
     logger.info(`embedded PostgreSQL running in ${config.dataDir}`);
     return {
       pool,
@@ -25,7 +31,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
       },
     };
   }
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 });
+  const pool = logIdleErrors(new pg.Pool({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 }), logger);
   try {
     await pool.query('SELECT 1');
   } catch (error) {

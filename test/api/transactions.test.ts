@@ -141,6 +141,11 @@ before(async () => {
       gasPrice: i % 3 === 0 ? null : 1_000_000_000n,
     });
   }
+  // What the trace stage records for two of the failed calls (blocks 26 and 39; block 13's stays untraced).
+  await db.pool.query(
+    `UPDATE transactions SET error = 'execution reverted', revert_reason = '\\x08c379a0' WHERE block_number = 26 AND index = 1`,
+  );
+  await db.pool.query(`UPDATE transactions SET error = 'out of gas' WHERE block_number = 39 AND index = 1`);
   for (const p of pending) {
     await db.pool.query(
       `INSERT INTO pending_transactions (hash, inserted_at, from_address, to_address, nonce, type, value, gas_limit,
@@ -335,13 +340,23 @@ test('creations, token creations, failed calls and contract calls render as Bloc
   assert.deepEqual(creation.transaction_types, ['contract_creation', 'token_creation', 'token_transfer']);
   assert.equal(creation.method, null);
 
-  const failed = (await api.get('/api/v2/transactions?method=mint')).body.items.find((i: { block_number: number }) => i.block_number === 26);
-  assert.equal(failed.status, 'error');
-  assert.equal(failed.result, 'awaiting_internal_transactions');
-  assert.equal(failed.revert_reason, null);
-  assert.equal(failed.to.is_contract, true);
-  assert.equal(failed.method, 'mint');
-  assert.deepEqual(failed.transaction_types, ['contract_call']);
+  const reverted = (await api.get('/api/v2/transactions?method=mint')).body.items.find((i: { block_number: number }) => i.block_number === 26);
+  assert.equal(reverted.status, 'error');
+  assert.equal(reverted.result, 'execution reverted');
+  assert.deepEqual(reverted.revert_reason, { raw: '0x08c379a0' });
+  assert.equal(reverted.to.is_contract, true);
+  assert.equal(reverted.method, 'mint');
+  assert.deepEqual(reverted.transaction_types, ['contract_call']);
+
+  const outOfGas = (await api.get('/api/v2/transactions?method=transfer')).body.items.find((i: { block_number: number }) => i.block_number === 39);
+  assert.equal(outOfGas.status, 'error');
+  assert.equal(outOfGas.result, 'out of gas');
+  assert.equal(outOfGas.revert_reason, null);
+
+  const untraced = (await api.get('/api/v2/transactions?method=approve')).body.items.find((i: { block_number: number }) => i.block_number === 13);
+  assert.equal(untraced.status, 'error');
+  assert.equal(untraced.result, 'awaiting_internal_transactions');
+  assert.equal(untraced.revert_reason, null);
 
   const unknownSelector = (await api.get(`/api/v2/transactions?method=${fiftySelector}`)).body.items[0];
   assert.equal(unknownSelector.method, fiftySelector);

@@ -40,6 +40,8 @@ CREATE TABLE blocks (
 CREATE UNIQUE INDEX blocks_consensus_number ON blocks (number) WHERE consensus;
 CREATE INDEX blocks_miner_number ON blocks (miner, number DESC) WHERE consensus;
 CREATE INDEX blocks_untraced ON blocks (number) WHERE consensus AND traced_at IS NULL;
+-- A lookup by number that finds no consensus block says whether the height lost consensus.
+CREATE INDEX blocks_lost_number ON blocks (number) WHERE NOT consensus;
 
 -- Mined transactions of consensus blocks.
 CREATE TABLE transactions (
@@ -75,6 +77,8 @@ CREATE INDEX transactions_from ON transactions (from_address, block_number DESC,
 CREATE INDEX transactions_to ON transactions (to_address, block_number DESC, index DESC);
 CREATE INDEX transactions_created_contract ON transactions (created_contract, block_number DESC, index DESC)
   WHERE created_contract IS NOT NULL;
+-- E2 token_creation: creations in list order.
+CREATE INDEX transactions_creations ON transactions (block_number DESC, index DESC) WHERE created_contract IS NOT NULL;
 -- E2 method filter: the 4-byte selector, served by its own keyset index.
 CREATE INDEX transactions_method ON transactions (substring(input FROM 1 FOR 4), block_number DESC, index DESC)
   WHERE length(input) >= 4;
