@@ -125,25 +125,19 @@ test('ether moves through internal calls to EOAs', async () => {
   assert.equal(transfers.length, 4);
 });
 
+/** Where the caller's CREATE2 of a DemoChild with this salt puts it. */
+const create2ChildAddress = (salt: Hash) =>
+  getContractAddress({ opcode: 'CREATE2', from: scenario.contracts.caller, salt, bytecode: DemoChild.bytecode });
+
 test('the CREATE2 child exists at its predicted address', async () => {
-  const predicted = getContractAddress({
-    opcode: 'CREATE2',
-    from: scenario.contracts.caller,
-    salt: scenario.create2Salts.create2Child,
-    bytecode: DemoChild.bytecode,
-  });
+  const predicted = create2ChildAddress(scenario.create2Salts.create2Child);
   assert.equal(scenario.contracts.create2Child, predicted);
   const code = await client.getCode({ address: predicted });
   assert.ok(code && code.length > 2, 'no code at the CREATE2 address');
 });
 
 test('the child created and self-destructed in one transaction is gone', async () => {
-  const predicted = getContractAddress({
-    opcode: 'CREATE2',
-    from: scenario.contracts.caller,
-    salt: scenario.create2Salts.destroyedChild,
-    bytecode: DemoChild.bytecode,
-  });
+  const predicted = create2ChildAddress(scenario.create2Salts.destroyedChild);
   assert.equal(scenario.contracts.destroyedChild, predicted);
   const address = predicted.toLowerCase();
   const calls = await traces(txHash('caller spawnAndDestroy child (CREATE2 + selfdestruct)'));

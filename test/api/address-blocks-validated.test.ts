@@ -3,7 +3,8 @@ import { after, before, test } from 'node:test';
 import type { BlockBundle } from '../../src/model.js';
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
-import { type TestDatabase, createTestDatabase } from '../support/database.js';
+import { type TestDatabase, bytea, createTestDatabase } from '../support/database.js';
+import { expectedPercentage, expectedTimestamp } from '../support/expected-json.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
 import { type RunningApi, collectList, startApi } from './http.js';
 
@@ -32,7 +33,7 @@ before(async () => {
   await db.pool.query(
     `INSERT INTO block_rewards (block_hash, address, type, reward)
      VALUES ($1, $2, 'validator', 2000000000000000000), ($1, $3, 'emission_funds', 123), ($1, $2, 'uncle', 5)`,
-    [Buffer.from(odd.hash.slice(2), 'hex'), Buffer.from(hundred.slice(2), 'hex'), Buffer.from(fifty.slice(2), 'hex')],
+    [bytea(odd.hash), bytea(hundred), bytea(fifty)],
   );
   api = await startApi(db.pool);
 });
@@ -87,7 +88,7 @@ test('a block renders every Block field as Blockscout computes it', async () => 
   assert.equal(block.height, 101);
   assert.equal(block.hash, source.hash);
   assert.equal(block.parent_hash, source.parentHash);
-  assert.equal(block.timestamp, new Date(Number(source.timestamp) * 1000).toISOString().replace('Z', '000Z'));
+  assert.equal(block.timestamp, expectedTimestamp(source.timestamp));
   assert.equal(block.type, 'block');
   assert.equal(block.miner.hash.toLowerCase(), hundred);
   assert.notEqual(block.miner.hash, hundred, 'checksummed');
@@ -100,15 +101,13 @@ test('a block renders every Block field as Blockscout computes it', async () => 
   assert.equal(block.state_root, source.stateRoot);
   assert.equal(block.gas_limit, '30000001');
   assert.equal(block.gas_used, '12345679');
-  // Exact quotients to 40 digits, then one rounding to a double.
-  const exactPercent = (numerator: bigint, denominator: bigint) => Number(`${(numerator * 10n ** 42n) / denominator}e-40`);
-  assert.equal(block.gas_used_percentage, exactPercent(12_345_679n, 30_000_001n));
-  assert.equal(block.gas_target_percentage, exactPercent(2n * 12_345_679n - 30_000_001n, 30_000_001n));
+  assert.equal(block.gas_used_percentage, expectedPercentage(12_345_679n, 30_000_001n));
+  assert.equal(block.gas_target_percentage, expectedPercentage(2n * 12_345_679n - 30_000_001n, 30_000_001n));
   assert.equal(block.base_fee_per_gas, '1000000000');
   assert.equal(block.burnt_fees, source.burntFees.toString());
   assert.equal(block.priority_fee, source.priorityFee.toString());
   assert.equal(block.transaction_fees, source.transactionFees.toString());
-  assert.equal(block.burnt_fees_percentage, exactPercent(source.burntFees, source.transactionFees));
+  assert.equal(block.burnt_fees_percentage, expectedPercentage(source.burntFees, source.transactionFees));
   assert.equal(block.transactions_count, 2);
   assert.equal(block.withdrawals_count, 0);
   assert.equal(block.internal_transactions_count, null);

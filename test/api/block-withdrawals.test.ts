@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { BlockBundle, WithdrawalRecord } from '../../src/model.js';
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
-import { type TestDatabase, createTestDatabase } from '../support/database.js';
+import { type TestDatabase, bytea, createTestDatabase } from '../support/database.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
 import { type RunningApi, collectList, startApi } from './http.js';
 
@@ -45,7 +45,7 @@ before(async () => {
   // lookup by hash does not filter on consensus.
   await db.pool.query(
     'INSERT INTO withdrawals (block_hash, index, block_number, validator_index, address, amount) VALUES ($1, 1, 9, 2, $2, 3)',
-    [Buffer.from(bundles[8]!.block.hash.slice(2), 'hex'), Buffer.from(syntheticAddress('validator0').slice(2), 'hex')],
+    [bytea(bundles[8]!.block.hash), bytea(syntheticAddress('validator0'))],
   );
   api = await startApi(db.pool);
 });

@@ -3,21 +3,16 @@ import { after, before, test } from 'node:test';
 import { keccak256, toHex } from 'viem';
 import type { Address, Hex } from '../../src/model.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
-import { type TestDatabase, createTestDatabase } from '../support/database.js';
+import { type TestDatabase, bytea, createTestDatabase } from '../support/database.js';
+import { expectedAddressInfo, expectedTimestamp, knownMethodSelectors } from '../support/expected-json.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
-import { type RunningApi, collectList, queryString, startApi } from './http.js';
+import { type RunningApi, assertFullPages, collectList, queryString, startApi } from './http.js';
 
 // Blocks 1..50 carry three transactions each; blocks 51..160 are empty, so that the average block
 // time (sampled 100 to 200 blocks below the head) covers blocks 1..60.
 const HEAD = 160;
 const contract = syntheticAddress('contract');
-const selectors = {
-  transfer: '0xa9059cbb',
-  approve: '0x095ea7b3',
-  multicall: '0x5ae401dc',
-  mint: '0x40c10f19',
-  commit: '0xf14fcbc8',
-} as const;
+const selectors = knownMethodSelectors;
 /** Every index-0 transaction, and nothing else, calls this selector: exactly 50 of them. */
 const fiftySelector = '0xdeadbeef';
 const kinds = ['coin_transfer', 'contract_call', 'contract_creation', 'token_creation', 'token_transfer'] as const;
@@ -104,7 +99,7 @@ before(async () => {
                                   token_address, token_type, from_address, to_address, amount)
      SELECT block_hash, 0, 0, block_number, hash, index, '\\x01', 'ERC-20', from_address, '\\x02', 1
      FROM transactions WHERE hash = ANY($1::bytea[])`,
-    [transferTransactions.map((h) => Buffer.from(h.slice(2), 'hex'))],
+    [transferTransactions.map(bytea)],
   );
 
   for (const bundle of bundles) {
@@ -152,13 +147,13 @@ before(async () => {
                                          gas_price, max_fee_per_gas, max_priority_fee_per_gas, input)
        VALUES ($1, $2, $3, $4, 7, 2, $5, 21000, $6, 2000000000, 3, $7)`,
       [
-        Buffer.from(p.hash.slice(2), 'hex'),
+        bytea(p.hash),
         p.insertedAt,
-        Buffer.from(syntheticAddress('pool-sender').slice(2), 'hex'),
-        p.to === null ? null : Buffer.from(p.to.slice(2), 'hex'),
+        bytea(syntheticAddress('pool-sender')),
+        p.to === null ? null : bytea(p.to),
         p.value.toString(),
         p.gasPrice?.toString() ?? null,
-        Buffer.from(p.input.slice(2), 'hex'),
+        bytea(p.input),
       ],
     );
   }
@@ -177,7 +172,7 @@ const selectorOf = (input: Hex) => input.slice(0, 10);
 function assertPaging(list: Awaited<ReturnType<typeof collectList>>, expectedLength: number, validated = true): void {
   assert.equal(list.items.length, expectedLength);
   assert.equal(new Set(hashes(list.items)).size, expectedLength, 'no transaction repeated');
-  for (const size of list.pageSizes.slice(0, -1)) assert.equal(size, 50);
+  assertFullPages(list);
   for (const params of list.nextPageParams) {
     assert.deepEqual(Object.keys(params), validated ? ['block_number', 'index', 'items_count'] : ['hash', 'inserted_at', 'items_count']);
     assert.equal(params.items_count, 50);
@@ -268,7 +263,7 @@ test('a validated item carries every field with Blockscout values', async () => 
   assert.equal(item.hash, fact.hash);
   assert.equal(item.confirmations, HEAD - 47 + 1);
   assert.deepEqual(item.confirmation_duration, [0, 12000]);
-  assert.equal(item.timestamp, new Date((1_700_000_000 + 47 * 12) * 1000).toISOString().replace('Z', '000Z'));
+  assert.equal(item.timestamp, expectedTimestamp(1_700_000_000 + 47 * 12));
   assert.deepEqual(item.fee, { type: 'actual', value: (21_000n * 1_000_000_002n).toString() });
   assert.equal(item.gas_price, '1000000002');
   assert.equal(item.transaction_burnt_fee, (21_000n * 1_000_000_000n).toString());
@@ -298,22 +293,7 @@ test('a validated item carries every field with Blockscout values', async () => 
   assert.equal(item.exchange_rate, null);
   assert.equal(item.transaction_tag, null);
   assert.equal(item.has_error_in_internal_transactions, null);
-  assert.deepEqual(item.from, {
-    ens_domain_name: null,
-    hash: item.from.hash,
-    implementation_name: null,
-    implementations: [],
-    is_contract: false,
-    is_scam: false,
-    is_verified: null,
-    metadata: null,
-    name: null,
-    private_tags: [],
-    proxy_type: null,
-    public_tags: [],
-    reputation: 'ok',
-    watchlist_names: [],
-  });
+  assert.deepEqual(item.from, expectedAddressInfo(item.from.hash));
   assert.equal(item.from.hash.toLowerCase(), syntheticAddress('sender2'));
   const sorted = (keys: string[]) => [...keys].sort();
   assert.deepEqual(Object.keys(body), ['items', 'next_page_params']);

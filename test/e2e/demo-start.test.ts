@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ApiClient, apiClient, assertFullPages, collectList, getOk } from '../support/http-client.js';
 import { runSextant, startSextant, type RunningSextant } from '../support/sextant-process.js';
 
 // `sextant start` with nothing configured, as `npm start` runs it: the demo chain, indexed into the
@@ -11,6 +12,7 @@ import { runSextant, startSextant, type RunningSextant } from '../support/sextan
 let dataDir: string;
 let sextant: RunningSextant;
 let startedIn: number;
+let api: ApiClient;
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'sextant-demo-'));
@@ -19,29 +21,18 @@ before(async () => {
   const started = Date.now();
   sextant = await startSextant({ SEXTANT_DATA_DIR: dataDir });
   startedIn = Date.now() - started;
+  api = apiClient(sextant.baseUrl);
 });
 after(async () => {
   assert.equal(await sextant.stop(), 0, 'a clean exit on SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function get(path: string): Promise<any> {
-  const response = await fetch(`${sextant.baseUrl}${path}`);
-  assert.equal(response.status, 200, `${path}: ${await response.clone().text()}`);
-  return response.json();
-}
-
+/** Every item of a list, whose pages but the last are full. */
 async function allPages(path: string, filters: Record<string, string> = {}): Promise<any[]> {
-  const items: any[] = [];
-  let params: Record<string, string> = filters;
-  for (let page = 0; page < 100; page++) {
-    const body = await get(`${path}?${new URLSearchParams(params)}`);
-    items.push(...body.items);
-    if (body.next_page_params === null) return items;
-    assert.equal(body.items.length, 50);
-    params = { ...filters, ...Object.fromEntries(Object.entries(body.next_page_params).map(([k, v]) => [k, String(v)])) };
-  }
-  throw new Error('more pages than expected');
+  const list = await collectList(api, path, filters);
+  assertFullPages(list);
+  return list.items;
 }
 
 test('serves the demo chain within a minute of starting', () => {
@@ -64,10 +55,10 @@ test('E2 lists every demo transaction once, over several pages', async () => {
 });
 
 test('E5 lists the blocks of the demo chain under their miner', async () => {
-  const [newest] = (await get('/api/v2/transactions')).items;
-  const blocks = await fetch(`${sextant.baseUrl}/api/v2/blocks/${newest.block_number}/withdrawals`);
-  assert.deepEqual(await blocks.json(), { items: [], next_page_params: null });
-  const miner = (await get(`/api/v2/addresses/0x0000000000000000000000000000000000000000/blocks-validated`)).items;
+  const [newest] = (await getOk(api, '/api/v2/transactions')).items;
+  const withdrawals = await getOk(api, `/api/v2/blocks/${newest.block_number}/withdrawals`);
+  assert.deepEqual(withdrawals, { items: [], next_page_params: null });
+  const miner = (await getOk(api, `/api/v2/addresses/0x0000000000000000000000000000000000000000/blocks-validated`)).items;
   assert.ok(miner.length === 50, 'anvil credits every block to the zero address');
 });
 

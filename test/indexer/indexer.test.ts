@@ -6,7 +6,7 @@ import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
 import { startIndexer, type IndexerOptions } from '../../src/indexer/indexer.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let anvil: AnvilNode;
 let client: RpcClient;
@@ -122,7 +122,7 @@ test('follows new blocks once caught up', async () => {
     let found = 0;
     while (found === 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      found = (await db.pool.query('SELECT 1 FROM transactions WHERE hash = $1', [Buffer.from(hash.slice(2), 'hex')])).rowCount ?? 0;
+      found = (await db.pool.query('SELECT 1 FROM transactions WHERE hash = $1', [bytea(hash)])).rowCount ?? 0;
     }
     assert.equal(found, 1, 'the new transaction is indexed');
   } finally {

@@ -5,6 +5,9 @@ import { migrate } from '../../src/store/migrate.js';
 /** The PostgreSQL server the tests run against (see .ci/run). */
 export const testServerUrl = process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432';
 
+/** A 0x-prefixed hex string as a bytea query parameter. */
+export const bytea = (hex: string): Buffer => Buffer.from(hex.slice(2), 'hex');
+
 export interface TestDatabase {
   url: string;
   pool: pg.Pool;

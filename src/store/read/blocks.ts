@@ -1,4 +1,4 @@
-import type { Hex } from '../../model.js';
+import type { BlockRecord, Hex } from '../../model.js';
 import {
   type AddressRow,
   type Db,
@@ -17,33 +17,16 @@ export interface BlockRewardRow {
   reward: bigint;
 }
 
-export interface BlockRow {
-  hash: Hex;
+/** A block as the API reads it: the indexed record, with its miner's facts and its rewards. */
+export type BlockRow = Omit<BlockRecord, 'number' | 'timestamp' | 'miner' | 'size'> & {
   number: number;
-  parentHash: Hex;
   consensus: boolean;
   /** ISO 8601. */
   timestamp: string;
   miner: AddressRow;
-  nonce: Hex | null;
-  difficulty: bigint | null;
-  totalDifficulty: bigint | null;
   size: number | null;
-  extraData: Hex;
-  stateRoot: Hex;
-  gasLimit: bigint;
-  gasUsed: bigint;
-  baseFeePerGas: bigint | null;
-  blobGasUsed: bigint | null;
-  excessBlobGas: bigint | null;
-  uncles: Hex[];
-  transactionsCount: number;
-  withdrawalsCount: number;
-  transactionFees: bigint;
-  burntFees: bigint;
-  priorityFee: bigint;
   rewards: BlockRewardRow[];
-}
+};
 
 export interface BlocksValidatedKeyset {
   blockNumber: number;
