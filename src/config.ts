@@ -20,6 +20,10 @@ export interface Config {
   concurrency: number;
   pollIntervalMs: number;
   maxReorgDepth: number;
+  /** Null: E4 names no successor. */
+  instanceTransfersSuccessorUrl: string | null;
+  /** Where ipfs:// NFT metadata is fetched: <gateway>/<cid>/<path>. */
+  ipfsGatewayUrl: string;
 }
 
 /** One setting: its environment variable, its CLI flag, and what it means. */
@@ -45,6 +49,8 @@ export const settings: readonly Setting[] = [
   { env: 'INDEXER_CATCHUP_BLOCKS_CONCURRENCY', flag: 'concurrency', key: 'concurrency', description: 'batches fetched at once (default 4)' },
   { env: 'INDEXER_POLL_INTERVAL_MS', flag: 'poll-interval', key: 'pollIntervalMs', description: 'how often to ask the node for new blocks, in ms (default 1000)' },
   { env: 'INDEXER_MAX_REORG_DEPTH', flag: 'max-reorg-depth', key: 'maxReorgDepth', description: 'deepest reorg followed before stopping (default 128)' },
+  { env: 'API_V2_INSTANCE_TRANSFERS_SUCCESSOR_URL', flag: 'instance-transfers-successor-url', key: 'instanceTransfersSuccessorUrl', description: 'successor URL in the Link header of the deprecated token instance transfers endpoint; {address_hash} and {id} are filled in (default: no Link header)' },
+  { env: 'IPFS_GATEWAY_URL', flag: 'ipfs-gateway', key: 'ipfsGatewayUrl', description: 'IPFS gateway that ipfs:// NFT metadata is fetched through (default https://ipfs.io/ipfs)' },
 ];
 
 /** Raw values, by Config key, from flags (taking precedence) and the environment. */
@@ -129,5 +135,7 @@ export function parseConfig(raw: RawSettings): Config {
     concurrency: integer('concurrency', raw.concurrency, 4, 1, 64),
     pollIntervalMs: integer('pollIntervalMs', raw.pollIntervalMs, 1000, 10, 3_600_000),
     maxReorgDepth: integer('maxReorgDepth', raw.maxReorgDepth, 128, 1, 100_000),
+    instanceTransfersSuccessorUrl: url('instanceTransfersSuccessorUrl', raw.instanceTransfersSuccessorUrl, ['https:', 'http:']),
+    ipfsGatewayUrl: url('ipfsGatewayUrl', raw.ipfsGatewayUrl, ['https:', 'http:']) ?? 'https://ipfs.io/ipfs',
   };
 }

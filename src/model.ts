@@ -84,6 +84,29 @@ export interface LogRecord {
   data: Hex;
 }
 
+export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155' | 'ERC-404';
+
+/**
+ * One transferred (token id, amount) of a token transfer log: an ERC-1155 TransferBatch gives one
+ * record per listed id, told apart by batchIndex (0 for every other log).
+ */
+export interface TokenTransferRecord {
+  blockHash: Hex;
+  blockNumber: bigint;
+  transactionHash: Hex;
+  transactionIndex: number;
+  logIndex: number;
+  batchIndex: number;
+  tokenAddress: Address;
+  tokenType: TokenType;
+  from: Address;
+  to: Address;
+  /** 1 for an ERC-721 transfer. */
+  amount: bigint;
+  /** Null for fungible transfers (ERC-20, and ERC-404's fungible side). */
+  tokenId: bigint | null;
+}
+
 /** What is known about an address from the chain data indexed so far. */
 export interface AddressFact {
   hash: Address;
@@ -100,5 +123,54 @@ export interface BlockBundle {
   transactions: TransactionRecord[];
   withdrawals: WithdrawalRecord[];
   logs: LogRecord[];
+  tokenTransfers: TokenTransferRecord[];
   addresses: AddressFact[];
+}
+
+export type InternalTransactionType = 'call' | 'create' | 'create2' | 'selfdestruct';
+export type CallType = 'call' | 'delegatecall' | 'staticcall' | 'callcode';
+
+/**
+ * One trace frame of a transaction, as Parity's trace_block flattens it (depth-first, `traceAddress`
+ * the path of child positions from the top-level frame). For a creation `to` is null and
+ * `createdContract` the new contract; for a selfdestruct `from` is the destroyed contract, `to`
+ * the refund address and `value` its balance.
+ */
+export interface InternalTransactionRecord {
+  transactionIndex: number;
+  transactionHash: Hex;
+  /** Position in the transaction's flattened trace list; 0 is the top-level frame. */
+  index: number;
+  traceAddress: number[];
+  type: InternalTransactionType;
+  callType: CallType | null;
+  from: Address;
+  to: Address | null;
+  createdContract: Address | null;
+  value: bigint;
+  gas: bigint | null;
+  /** Null when the frame has no result (Parity's `"result": null`: out of gas, a selfdestruct). */
+  gasUsed: bigint | null;
+  /** Call input or creation init code. */
+  input: Hex | null;
+  /** Call output (revert data for a reverted call) or created code; null without a result. */
+  output: Hex | null;
+  error: string | null;
+}
+
+export type BlockRewardType = 'validator' | 'emission_funds' | 'uncle';
+
+export interface BlockRewardRecord {
+  address: Address;
+  type: BlockRewardType;
+  reward: bigint;
+}
+
+/** Everything the trace stage derives from one block. */
+export interface BlockTraces {
+  blockHash: Hex;
+  blockNumber: bigint;
+  internalTransactions: InternalTransactionRecord[];
+  /** As the node reports them (minted coins only: transaction fees are added when stored). */
+  rewards: BlockRewardRecord[];
 }

@@ -155,6 +155,8 @@ test('a server orphaned by a kill -9 of its owner and supervisor is stopped and 
     assert.ok(supervisors.length > 0, 'the server runs under a supervisor');
     for (const pid of supervisors) process.kill(pid, 'SIGKILL');
     await kill(owner, 'SIGKILL');
+    // A killed process stays listed until the kernel has torn it down.
+    await until(async () => (await processesOf(dataDir)).every((pid) => !supervisors.includes(pid)), 'the supervisors are gone');
     assert.deepEqual(await processesOf(dataDir), [orphan], 'the server runs on as an orphan');
 
     const server = await startEmbeddedPostgres({ dataDir });

@@ -8,10 +8,15 @@ import {
 } from '@sinclair/typebox';
 import type { Hex } from '../model.js';
 import type { BlocksValidatedKeyset } from '../store/read/blocks.js';
+import type { InternalTransactionKeyset } from '../store/read/internal-transactions.js';
+import { type NftCollectionKeyset, nftTypeOrder } from '../store/read/nft-collections.js';
+import type { TokenBalanceKeyset } from '../store/read/token-balances.js';
+import type { TokenTransferKeyset } from '../store/read/token-transfers.js';
 import type { MinedTransactionKeyset, PendingTransactionKeyset } from '../store/read/transactions.js';
 import type { WithdrawalKeyset } from '../store/read/withdrawals.js';
 import { InvalidParametersError } from './errors.js';
-import { FullHashParam, Nullable } from './schemas.js';
+import { AddressHashParam, FullHashParam, Nullable, StringEnum } from './schemas.js';
+import { tokenTypes } from './token-types.js';
 
 /**
  * Keyset paging, one codec per list. Pages hold 50 items; 51 rows are fetched and the 51st only says
@@ -155,4 +160,109 @@ export const withdrawalsKeyset = defineKeyset({
   itemsCount: true,
   toKeyset: (v): WithdrawalKeyset => ({ index: v.index }),
   fromItem: (row: { index: number }) => ({ index: row.index }),
+});
+
+export const internalTransactionsKeyset = defineKeyset({
+  members: { block_number: BlockNumberMember, index: IntegerIndexMember, transaction_index: IntegerIndexMember },
+  itemsCount: true,
+  toKeyset: (v): InternalTransactionKeyset => ({ blockNumber: v.block_number, transactionIndex: v.transaction_index, index: v.index }),
+  fromItem: (row: { blockNumber: number; transactionIndex: number; index: number }) => ({
+    block_number: row.blockNumber,
+    index: row.index,
+    transaction_index: row.transactionIndex,
+  }),
+});
+
+interface TokenTransferItem {
+  blockNumber: number;
+  logIndex: number;
+  batchIndex: number;
+}
+
+const tokenTransferPosition = {
+  block_number: BlockNumberMember,
+  index: IntegerIndexMember,
+  // Makes the key unique inside an ERC-1155 batch, whose items share block_number and index.
+  batch_index: IntegerIndexMember,
+};
+
+const toTokenTransferKeyset = (v: { block_number: number; index: number; batch_index: number }): TokenTransferKeyset => ({
+  blockNumber: v.block_number,
+  logIndex: v.index,
+  batchIndex: v.batch_index,
+});
+
+const tokenTransferMembers = (row: TokenTransferItem) => ({
+  block_number: row.blockNumber,
+  index: row.logIndex,
+  batch_index: row.batchIndex,
+});
+
+export const tokenTransfersKeyset = defineKeyset({
+  members: tokenTransferPosition,
+  itemsCount: false,
+  toKeyset: toTokenTransferKeyset,
+  fromItem: tokenTransferMembers,
+});
+
+const TokenIdMember = Type.String({ pattern: '^[0-9]{1,78}$', description: 'a token id: a non-negative integer' });
+
+// A null member comes back as the text "null" (URLSearchParams writes it so).
+const fromNullMember = (value: string | null): string | null => (value === 'null' || value === '' ? null : value);
+
+/** E4 carries the instance's token_id too, as the spec lists it. */
+export const instanceTransfersKeyset = defineKeyset({
+  members: { ...tokenTransferPosition, token_id: TokenIdMember },
+  itemsCount: false,
+  toKeyset: toTokenTransferKeyset,
+  fromItem: (row: TokenTransferItem & { tokenId: bigint | null }) => ({
+    ...tokenTransferMembers(row),
+    token_id: String(row.tokenId),
+  }),
+});
+
+/**
+ * E1: value, token_name and token_type as the spec lists them (value a decimal string: balances exceed
+ * what a JSON number holds exactly), made unique by the token's address and the row's id.
+ */
+export const tokenBalancesKeyset = defineKeyset({
+  members: {
+    value: Type.String({ pattern: '^[0-9]{1,80}$', description: 'a balance: a non-negative integer' }),
+    token_name: Nullable(Type.String({ description: 'a token name' })),
+    token_type: StringEnum(tokenTypes),
+    token_contract_address_hash: AddressHashParam,
+    token_id: Nullable(Type.String({ pattern: '^([0-9]{1,78}|null)$', description: 'a token id, or null' })),
+  },
+  itemsCount: true,
+  toKeyset: (v): TokenBalanceKeyset => {
+    const tokenId = fromNullMember(v.token_id);
+    return {
+      value: BigInt(v.value),
+      tokenName: fromNullMember(v.token_name),
+      tokenType: v.token_type,
+      tokenAddress: v.token_contract_address_hash.toLowerCase() as Hex,
+      tokenId: tokenId === null ? null : BigInt(tokenId),
+    };
+  },
+  fromItem: (row: { value: bigint; tokenId: bigint | null; token: { name: string | null; type: (typeof tokenTypes)[number]; address: Hex } }) => ({
+    value: row.value.toString(),
+    token_name: row.token.name,
+    token_type: row.token.type,
+    token_contract_address_hash: row.token.address,
+    token_id: row.tokenId?.toString() ?? null,
+  }),
+});
+
+/** E3: the collection's type and address, as the spec lists them (unique together). */
+export const nftCollectionsKeyset = defineKeyset({
+  members: { token_contract_address_hash: AddressHashParam, token_type: StringEnum(nftTypeOrder) },
+  itemsCount: false,
+  toKeyset: (v): NftCollectionKeyset => ({
+    tokenType: v.token_type,
+    tokenAddress: v.token_contract_address_hash.toLowerCase() as Hex,
+  }),
+  fromItem: (row: { token: { address: Hex; type: string } }) => ({
+    token_contract_address_hash: row.token.address,
+    token_type: row.token.type as NftCollectionKeyset['tokenType'],
+  }),
 });

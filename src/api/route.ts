@@ -21,6 +21,8 @@ export type ApiApp = FastifyInstance<
 export interface ApiContext {
   db: Db;
   indexerStatus: IndexerStatus | null;
+  /** E4's successor, with {address_hash} and {id} filled in per request; null: no Link header. */
+  instanceTransfersSuccessorUrl: string | null;
 }
 
 /** One endpoint: registers its schema and handler. */

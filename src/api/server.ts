@@ -6,8 +6,14 @@ import type { IndexerStatus } from '../indexer/status.js';
 import { frameworkErrors, registerErrorHandling } from './errors.js';
 import type { ApiContext, ApiRoute } from './route.js';
 import { addressBlocksValidatedRoute } from './routes/address-blocks-validated.js';
+import { addressNftCollectionsRoute } from './routes/address-nft-collections.js';
+import { addressTokenTransfersRoute } from './routes/address-token-transfers.js';
+import { addressTokensRoute } from './routes/address-tokens.js';
+import { addressInternalTransactionsRoute } from './routes/address-internal-transactions.js';
 import { blockWithdrawalsRoute } from './routes/block-withdrawals.js';
 import { healthRoute } from './routes/health.js';
+import { tokenInstanceTransfersRoute } from './routes/token-instance-transfers.js';
+import { transactionRawTraceRoute } from './routes/transaction-raw-trace.js';
 import { transactionsRoute } from './routes/transactions.js';
 
 export interface ApiOptions {
@@ -17,9 +23,22 @@ export interface ApiOptions {
   logger?: pino.Logger | false;
   /** The indexer running beside the API, if any, reported by GET /health. */
   indexerStatus?: IndexerStatus | null;
+  /** The URL E4's Link header names as its successor ({address_hash} and {id} filled in); none when omitted. */
+  instanceTransfersSuccessorUrl?: string | null;
 }
 
-const routes: ApiRoute[] = [healthRoute, transactionsRoute, addressBlocksValidatedRoute, blockWithdrawalsRoute];
+const routes: ApiRoute[] = [
+  healthRoute,
+  transactionsRoute,
+  transactionRawTraceRoute,
+  addressBlocksValidatedRoute,
+  addressInternalTransactionsRoute,
+  blockWithdrawalsRoute,
+  addressTokenTransfersRoute,
+  tokenInstanceTransfersRoute,
+  addressTokensRoute,
+  addressNftCollectionsRoute,
+];
 
 /**
  * How long clients and proxies may reuse an answer: briefly for data (a new block changes the lists),
@@ -51,7 +70,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     return payload;
   });
 
-  const context: ApiContext = { db: options.pool, indexerStatus: options.indexerStatus ?? null };
+  const context: ApiContext = {
+    db: options.pool,
+    indexerStatus: options.indexerStatus ?? null,
+    instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
+  };
   for (const route of routes) route(app, context);
   await app.ready();
   return app;

@@ -1,8 +1,12 @@
 import type { Logger } from 'pino';
 import { buildApi } from '../api/server.js';
+import { createRpcClient } from '../chain/rpc.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { startIndexer, type Indexer } from '../indexer/indexer.js';
+import { startNftMetadataStage } from '../indexer/nft-metadata-stage.js';
+import { startTokenMetadataStage } from '../indexer/token-metadata-stage.js';
+import { startTraceStage, type TraceStage } from '../indexer/trace-stage.js';
 import { migrate } from '../store/migrate.js';
 import { ensureSameChain } from './chain-identity.js';
 import { openDatabase, type Database } from './database.js';
@@ -47,7 +51,14 @@ async function openMigratedDatabase(config: Config, logger: Logger, resources: R
   return database;
 }
 
-async function startIndexing(config: Config, logger: Logger, database: Database, resources: Resources): Promise<{ node: NodeConnection; indexer: Indexer }> {
+interface Indexing {
+  node: NodeConnection;
+  indexer: Indexer;
+  /** Null when INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER turns tracing off. */
+  traceStage: TraceStage | null;
+}
+
+async function startIndexing(config: Config, logger: Logger, database: Database, resources: Resources): Promise<Indexing> {
   const node = await connectNode(config, logger);
   resources.add(() => node.close());
   await ensureSameChain(database.pool, node.client, node.capabilities.chainId, { demo: node.demo !== null, logger });
@@ -64,7 +75,46 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
     maxReorgDepth: config.maxReorgDepth,
   });
   resources.add(() => indexer.stop());
-  return { node, indexer };
+  const traceStage = config.disableInternalTransactions ? null : startTracing(config, logger, database, node, resources);
+  startReadingTokens(config, logger, database, node, resources);
+  return { node, indexer, traceStage };
+}
+
+/** Token contracts and NFT metadata are read beside the indexer, with short timeouts. */
+function startReadingTokens(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): void {
+  const client = createRpcClient({ url: node.client.url, timeoutMs: 5_000, retryCount: 1 });
+  const tokenStage = startTokenMetadataStage({
+    pool: database.pool,
+    client,
+    logger: logger.child({ component: 'tokens' }),
+    batchSize: config.batchSize,
+    pollIntervalMs: config.pollIntervalMs,
+  });
+  resources.add(() => tokenStage.stop());
+  const nftStage = startNftMetadataStage({
+    pool: database.pool,
+    client,
+    logger: logger.child({ component: 'nft-metadata' }),
+    fetch: { ipfsGateway: config.ipfsGatewayUrl, timeoutMs: 10_000, maxBytes: 1024 * 1024, retries: 2 },
+    batchSize: config.batchSize,
+    pollIntervalMs: config.pollIntervalMs,
+  });
+  resources.add(() => nftStage.stop());
+}
+
+/** The trace stage, beside the indexer: trace calls go to ETHEREUM_JSONRPC_TRACE_URL when it is set. */
+function startTracing(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): TraceStage {
+  const traceStage = startTraceStage({
+    pool: database.pool,
+    client: config.traceUrl === null ? node.client : createRpcClient({ url: config.traceUrl }),
+    traceMethod: node.capabilities.traceMethod,
+    logger: logger.child({ component: 'traces' }),
+    batchSize: config.batchSize,
+    concurrency: config.concurrency,
+    pollIntervalMs: config.pollIntervalMs,
+  });
+  resources.add(() => traceStage.stop());
+  return traceStage;
 }
 
 export async function migrateCommand(config: Config, logger: Logger): Promise<void> {
@@ -81,8 +131,9 @@ export async function indexCommand(config: Config, logger: Logger): Promise<void
   const shutdown = onShutdownSignal(resources, logger);
   try {
     const database = await openMigratedDatabase(config, logger, resources);
-    const { indexer } = await startIndexing(config, logger, database, resources);
-    await Promise.race([indexer.done, shutdown]);
+    const { indexer, traceStage } = await startIndexing(config, logger, database, resources);
+    // Up to LAST_BLOCK, the traces of the blocks indexed are part of the job.
+    await Promise.race([indexer.done.then(() => traceStage?.drained()), shutdown]);
   } finally {
     await resources.closeAll();
   }
@@ -96,7 +147,12 @@ async function requireSchema(database: Database): Promise<void> {
 }
 
 async function listen(config: Config, logger: Logger, database: Database, resources: Resources, indexer: Indexer | null): Promise<string> {
-  const api = await buildApi({ pool: database.pool, logger: logger.child({ component: 'api' }), indexerStatus: indexer?.status ?? null });
+  const api = await buildApi({
+    pool: database.pool,
+    logger: logger.child({ component: 'api' }),
+    indexerStatus: indexer?.status ?? null,
+    instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
+  });
   resources.add(() => api.close());
   try {
     await api.listen({ port: config.port, host: config.host });

@@ -1,6 +1,7 @@
 import type { Address, BlockBundle, Hex, LogRecord, TransactionRecord, WithdrawalRecord } from '../model.js';
 import { blockFees } from './block-fees.js';
 import { complainAbout, nodeFields, type Complain } from './node-fields.js';
+import { decodeTokenTransfers } from './token-transfers.js';
 import type { RawBlockData, RpcBlock, RpcLog, RpcReceipt, RpcTransaction, RpcWithdrawal } from './rpc-types.js';
 
 const WEI_PER_GWEI = 1_000_000_000n;
@@ -67,6 +68,7 @@ export function decodeBlock(raw: RawBlockData): BlockBundle {
     transactions,
     withdrawals,
     logs,
+    tokenTransfers: decodeTokenTransfers(logs),
     addresses: contractAddresses(transactions, logs).map((hash) => ({ hash, isContract: true })),
   };
 }

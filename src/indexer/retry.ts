@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
 
 export interface Backoff {
   initialMs: number;
@@ -35,4 +36,14 @@ export async function retryUntilDone<T>(
       await sleep(backoffDelay(options.backoff, attempt), undefined, { signal: options.signal });
     }
   }
+}
+
+/** retryUntilDone for a background stage: each failure is logged as a warning naming what failed. */
+export function loggedRetry(logger: Logger, backoff: Backoff, signal: AbortSignal) {
+  return <T>(what: string, task: () => Promise<T>): Promise<T> =>
+    retryUntilDone(task, {
+      backoff,
+      signal,
+      onFailure: (error, attempt) => logger.warn({ attempt }, `${what}: ${(error as Error).message}`),
+    });
 }

@@ -9,6 +9,8 @@ import {
   optionalByteaCell,
   timestampCell,
 } from './encode.js';
+import { applyTokenTransfers } from './token-ledger.js';
+import { inTransaction } from './transaction.js';
 
 const blockColumns = [
   'hash', 'number', 'parent_hash', 'consensus', 'timestamp', 'miner', 'nonce', 'difficulty', 'total_difficulty',
@@ -23,6 +25,11 @@ const transactionColumns = [
 ] as const;
 
 const withdrawalColumns = ['block_hash', 'index', 'block_number', 'validator_index', 'address', 'amount'] as const;
+
+const tokenTransferColumns = [
+  'block_hash', 'log_index', 'batch_index', 'block_number', 'transaction_hash', 'transaction_index', 'token_address',
+  'token_type', 'from_address', 'to_address', 'amount', 'token_id',
+] as const;
 
 function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
   return bundles.map(({ block: b }) => [
@@ -57,6 +64,16 @@ function withdrawalRows(bundles: readonly BlockBundle[]): Cell[][] {
   );
 }
 
+function tokenTransferRows(bundles: readonly BlockBundle[]): Cell[][] {
+  return bundles.flatMap(({ tokenTransfers }) =>
+    tokenTransfers.map((t) => [
+      byteaCell(t.blockHash), numericCell(t.logIndex), numericCell(t.batchIndex), numericCell(t.blockNumber),
+      byteaCell(t.transactionHash), numericCell(t.transactionIndex), byteaCell(t.tokenAddress), t.tokenType,
+      byteaCell(t.from), byteaCell(t.to), numericCell(t.amount), numericCell(t.tokenId),
+    ]),
+  );
+}
+
 async function recordContracts(client: PoolClient, bundles: readonly BlockBundle[]): Promise<void> {
   const contracts = [...new Set(bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)))];
   if (contracts.length === 0) return;
@@ -74,6 +91,7 @@ interface EncodedBundles {
   blocks: Cell[][];
   transactions: Cell[][];
   withdrawals: Cell[][];
+  tokenTransfers: Cell[][];
 }
 
 function encodeBundles(bundles: readonly BlockBundle[]): EncodedBundles {
@@ -81,6 +99,7 @@ function encodeBundles(bundles: readonly BlockBundle[]): EncodedBundles {
     blocks: blockRows(bundles),
     transactions: transactionRows(bundles),
     withdrawals: withdrawalRows(bundles),
+    tokenTransfers: tokenTransferRows(bundles),
   };
 }
 
@@ -91,9 +110,7 @@ function encodeBundles(bundles: readonly BlockBundle[]): EncodedBundles {
 export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundle[]): Promise<void> {
   if (bundles.length === 0) return;
   const encoded = encodeBundles(bundles);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     // A block that lost consensus and is canonical again (a reorg and its undoing) comes back as new.
     await client.query('DELETE FROM blocks WHERE NOT consensus AND hash = ANY($1::bytea[])', [
       bundles.map((b) => hexToBuffer(b.block.hash)),
@@ -101,12 +118,8 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
     await copyRows(client, 'blocks', blockColumns, encoded.blocks);
     await copyRows(client, 'transactions', transactionColumns, encoded.transactions);
     await copyRows(client, 'withdrawals', withdrawalColumns, encoded.withdrawals);
+    await copyRows(client, 'token_transfers', tokenTransferColumns, encoded.tokenTransfers);
     await recordContracts(client, bundles);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    await applyTokenTransfers(client, bundles.flatMap((b) => b.tokenTransfers));
+  });
 }

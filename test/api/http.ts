@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { buildApi } from '../../src/api/server.js';
+import { type ApiOptions, buildApi } from '../../src/api/server.js';
 import { type ApiClient, apiClient } from '../support/http-client.js';
 
 export { type ApiResponse, type CollectedList, assertFullPages, collectList, queryString } from '../support/http-client.js';
@@ -9,8 +9,8 @@ export interface RunningApi extends ApiClient {
   close(): Promise<void>;
 }
 
-export async function startApi(pool: pg.Pool): Promise<RunningApi> {
-  const app = await buildApi({ pool });
+export async function startApi(pool: pg.Pool, options: Omit<ApiOptions, 'pool'> = {}): Promise<RunningApi> {
+  const app = await buildApi({ ...options, pool });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the API is not listening on a TCP port');

@@ -11,6 +11,7 @@ const endpoints = [
   '/api/v2/transactions',
   '/api/v2/transactions?filter=pending',
   `/api/v2/addresses/${syntheticAddress('miner')}/blocks-validated`,
+  `/api/v2/addresses/${syntheticAddress('miner')}/internal-transactions?filter=from`,
   '/api/v2/blocks/1/withdrawals',
 ];
 
@@ -61,7 +62,7 @@ test('data answers are JSON and cacheable briefly; malformed requests for longer
 });
 
 test('unknown routes and methods are a 404 JSON body', async () => {
-  for (const path of ['/', '/api/v2', '/api/v2/blocks', '/api/v2/transactions/extra', '/api/v1/transactions', '/api/v2/addresses/0x1/tokens']) {
+  for (const path of ['/', '/api/v2', '/api/v2/blocks', '/api/v2/transactions/extra', '/api/v1/transactions', '/api/v2/addresses/0x1/coin-balance-history']) {
     const response = await api.get(path);
     assert.equal(response.status, 404, path);
     assert.deepEqual(response.body, { message: 'Not found' }, path);

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { type ApiClient, apiClient, assertFullPages, collectList, getOk } from '../support/http-client.js';
 import { runSextant, startSextant, type RunningSextant } from '../support/sextant-process.js';
@@ -60,6 +61,53 @@ test('E5 lists the blocks of the demo chain under their miner', async () => {
   assert.deepEqual(withdrawals, { items: [], next_page_params: null });
   const miner = (await getOk(api, `/api/v2/addresses/0x0000000000000000000000000000000000000000/blocks-validated`)).items;
   assert.ok(miner.length === 50, 'anvil credits every block to the zero address');
+});
+
+test('E6 and E7 serve the traces of the demo chain once the trace stage has caught up', async () => {
+  let items: any[] = [];
+  for (const started = Date.now(); ; await sleep(200)) {
+    items = await allPages('/api/v2/transactions');
+    if (items.every((t) => t.has_error_in_internal_transactions !== null)) break;
+    assert.ok(Date.now() - started < 30_000, 'every transaction traced within 30 s');
+  }
+  const traces: any[][] = await Promise.all(items.map((t) => getOk(api, `/api/v2/transactions/${t.hash}/raw-trace`)));
+  assert.ok(traces.every((trace) => trace.length >= 1));
+  assert.deepEqual([...new Set(traces.flat().map((frame) => frame.type))].sort(), ['call', 'create', 'suicide']);
+  const nested = traces.find((trace) => trace.some((frame) => frame.traceAddress.length > 1));
+  assert.ok(nested, 'a call nested two deep');
+  const caller: string = nested[0].action.to;
+  const internal = await allPages(`/api/v2/addresses/${caller}/internal-transactions`);
+  const involves = (info: any) => info !== null && info.hash.toLowerCase() === caller;
+  assert.ok(internal.length > 1 && internal.every((i) => involves(i.from) || involves(i.to)));
+  const sent = await allPages(`/api/v2/addresses/${caller}/internal-transactions`, { filter: 'from' });
+  assert.ok(sent.some((i) => BigInt(i.value) > 0n) && sent.some((i) => i.created_contract !== null), 'value transfers and creations');
+});
+
+test('E8, E1, E3 and E4 serve the demo tokens', async () => {
+  const senders = new Set((await allPages('/api/v2/transactions', { type: 'token_transfer' })).map((t) => t.from.hash));
+  const transfers = (await Promise.all([...senders].map((hash) => allPages(`/api/v2/addresses/${hash}/token-transfers`)))).flat();
+  assert.deepEqual([...new Set(transfers.map((t) => t.token.type))].sort(), ['ERC-1155', 'ERC-20', 'ERC-721']);
+  assert.deepEqual([...new Set(transfers.map((t) => t.type))].sort(), ['token_burning', 'token_minting', 'token_transfer']);
+
+  const holder = transfers.find((t) => t.token.type === 'ERC-1155' && t.type === 'token_minting').to.hash;
+  const balances = await allPages(`/api/v2/addresses/${holder}/tokens`);
+  assert.deepEqual([...new Set(balances.map((b) => b.token.type))].sort(), ['ERC-1155', 'ERC-20']);
+  assert.ok(balances.every((b) => BigInt(b.value) > 0n));
+  const collections = await allPages(`/api/v2/addresses/${holder}/nft/collections`);
+  assert.ok(collections.some((c) => c.token.type === 'ERC-1155' && c.token_instances.length > 1));
+  // Token contracts and NFT metadata are read in the background, the metadata from data: URIs.
+  for (const started = Date.now(); ; await sleep(200)) {
+    const previews = (await allPages(`/api/v2/addresses/${holder}/nft/collections`)).flatMap((c) => c.token_instances);
+    const erc20 = (await allPages(`/api/v2/addresses/${holder}/tokens`, { type: 'ERC-20' }))[0];
+    if (previews.every((p) => p.metadata !== null) && erc20.token.symbol !== null) break;
+    assert.ok(Date.now() - started < 30_000, 'token and NFT metadata within 30 s');
+  }
+
+  const nft = transfers.find((t) => t.token.type === 'ERC-721');
+  const instance = await api.get(`/api/v2/tokens/${nft.token.address_hash}/instances/${nft.total.token_id}/transfers`);
+  assert.equal(instance.status, 200);
+  assert.ok(instance.headers.get('deprecation'));
+  assert.ok(instance.body.items.length >= 1);
 });
 
 test('a second Sextant on the same data directory is refused', async () => {

@@ -1,12 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
-import { detectCapabilities } from '../../src/chain/capabilities.js';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
 import { startIndexer, type IndexerOptions } from '../../src/indexer/indexer.js';
 import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
+import { testIndexerOptions } from '../support/indexer-options.js';
 
 let anvil: AnvilNode;
 let client: RpcClient;
@@ -23,22 +22,8 @@ after(async () => {
   await anvil.stop();
 });
 
-async function indexerOptions(db: TestDatabase, overrides: Partial<IndexerOptions> = {}): Promise<IndexerOptions> {
-  return {
-    pool: db.pool,
-    client,
-    capabilities: await detectCapabilities(client),
-    logger: pino({ level: 'silent' }),
-    firstBlock: 0n,
-    lastBlock: head,
-    batchSize: 7,
-    concurrency: 3,
-    pollIntervalMs: 50,
-    maxReorgDepth: 128,
-    backoff: { initialMs: 10, maxMs: 100 },
-    ...overrides,
-  };
-}
+const indexerOptions = (db: TestDatabase, overrides: Partial<IndexerOptions> = {}): Promise<IndexerOptions> =>
+  testIndexerOptions(db, client, head, overrides);
 
 /** What the node says about every block and transaction, to compare with the database. */
 async function nodeChain(upTo: bigint): Promise<{ blocks: Map<bigint, string>; transactions: Map<string, { block: bigint; status: string }> }> {

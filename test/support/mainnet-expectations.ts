@@ -155,8 +155,29 @@ function expectedTransaction(tx: RpcTransaction): TransactionFields {
       ...(BigInt(tx.value) > 0n ? ['coin_transfer'] : []),
       ...(toContract ? ['contract_call'] : []),
       ...(tx.to === null ? ['contract_creation'] : []),
+      ...(receipt.contractAddress && tokenContracts().has(receipt.contractAddress) ? ['token_creation'] : []),
+      ...(receipt.logs.some(isTokenTransferLog) ? ['token_transfer'] : []),
     ],
   };
+}
+
+const tokenTransferTopics = [
+  '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', // Transfer
+  '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62', // TransferSingle
+  '0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb', // TransferBatch
+];
+
+/** The contracts that emitted a token transfer in the block: the tokens indexing it knows. */
+function tokenContracts(): Set<string> {
+  return new Set(block.transactions.flatMap((tx) => receiptOf(tx).logs.filter(isTokenTransferLog).map((log) => log.address)));
+}
+
+/** ERC-20 Transfer has 3 topics and a one-word value, ERC-721 Transfer 4 topics; ERC-1155's events 4. */
+function isTokenTransferLog(log: { topics: string[]; data: string }): boolean {
+  const [signature] = log.topics;
+  if (signature === undefined || !tokenTransferTopics.includes(signature)) return false;
+  if (signature === tokenTransferTopics[0] && log.topics.length === 3) return log.data.length === 66;
+  return log.topics.length === 4;
 }
 
 /** The 94 E2 items of block 18,000,000, in the order the API lists them: newest (highest position) first. */

@@ -84,6 +84,7 @@ export function syntheticChain(options: SyntheticChainOptions): BlockBundle[] {
       transactions,
       withdrawals: [],
       logs: [],
+      tokenTransfers: [],
       addresses: [],
     });
   }

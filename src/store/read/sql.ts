@@ -38,3 +38,34 @@ export class SqlParams {
     return `$${this.values.length}`;
   }
 }
+
+/**
+ * The from, to and created_contract addresses of the rows aliased `alias`, each with what `addresses`
+ * knows of it: the columns to select, the joins that give them, and the rows they read into.
+ */
+export const partyColumns = (alias: string): string =>
+  `${alias}.from_address, fa.is_contract AS from_is_contract,
+   ${alias}.to_address, ta.is_contract AS to_is_contract,
+   ${alias}.created_contract, ca.is_contract AS created_is_contract`;
+
+export const partyJoins = (alias: string): string =>
+  `LEFT JOIN addresses fa ON fa.hash = ${alias}.from_address
+   LEFT JOIN addresses ta ON ta.hash = ${alias}.to_address
+   LEFT JOIN addresses ca ON ca.hash = ${alias}.created_contract`;
+
+export interface PartyRecord {
+  from_address: Buffer;
+  from_is_contract: boolean | null;
+  to_address: Buffer | null;
+  to_is_contract: boolean | null;
+  created_contract: Buffer | null;
+  created_is_contract: boolean | null;
+}
+
+export function parties(r: PartyRecord): { from: AddressRow; to: AddressRow | null; createdContract: AddressRow | null } {
+  return {
+    from: addressRow(r.from_address, r.from_is_contract),
+    to: r.to_address === null ? null : addressRow(r.to_address, r.to_is_contract),
+    createdContract: r.created_contract === null ? null : addressRow(r.created_contract, r.created_is_contract),
+  };
+}

@@ -2,13 +2,16 @@ import type { Hex } from '../../model.js';
 import {
   type AddressRow,
   type Db,
+  type PartyRecord,
   SqlParams,
-  addressRow,
   bigintFromNumeric,
   byteaFromHex,
   hexFromBytea,
   hexFromNullableBytea,
   isoTimestamp,
+  parties,
+  partyColumns,
+  partyJoins,
 } from './sql.js';
 
 /** The kinds a transaction list can be filtered by, in the order Blockscout lists a transaction's types. */
@@ -135,14 +138,8 @@ function unionBySelector(
 
 const where = (conditions: string[]) => (conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`);
 
-interface TransactionRecord {
+interface TransactionRecord extends PartyRecord {
   hash: Buffer;
-  from_address: Buffer;
-  from_is_contract: boolean | null;
-  to_address: Buffer | null;
-  to_is_contract: boolean | null;
-  created_contract: Buffer | null;
-  created_is_contract: boolean | null;
   nonce: string;
   type: number | null;
   value: string;
@@ -174,9 +171,7 @@ interface PendingTransactionRecord extends TransactionRecord {
 function toTransactionFields(r: TransactionRecord): TransactionFields {
   return {
     hash: hexFromBytea(r.hash),
-    from: addressRow(r.from_address, r.from_is_contract),
-    to: r.to_address === null ? null : addressRow(r.to_address, r.to_is_contract),
-    createdContract: r.created_contract === null ? null : addressRow(r.created_contract, r.created_is_contract),
+    ...parties(r),
     nonce: Number(r.nonce),
     type: r.type,
     value: BigInt(r.value),
@@ -221,19 +216,14 @@ export async function listMinedTransactions(
      ORDER BY ${scanOrder} LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, minedOrder, limitParam);
   const { rows } = await db.query<MinedTransactionRecord>(
-    `SELECT t.hash, t.block_number, t.index, ${isoTimestamp('t.block_timestamp')} AS timestamp,
-            t.from_address, fa.is_contract AS from_is_contract,
-            t.to_address, ta.is_contract AS to_is_contract,
-            t.created_contract, ca.is_contract AS created_is_contract,
+    `SELECT t.hash, t.block_number, t.index, ${isoTimestamp('t.block_timestamp')} AS timestamp, ${partyColumns('t')},
             t.nonce, t.type, t.value, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas,
             t.input, t.status, t.gas_used, b.base_fee_per_gas, t.error, t.revert_reason,
             t.has_error_in_internal_transactions,
             ${createsTokenPredicate} AS creates_token, ${hasTokenTransfersPredicate} AS has_token_transfers
      FROM (${page}) t
      JOIN blocks b ON b.hash = t.block_hash
-     LEFT JOIN addresses fa ON fa.hash = t.from_address
-     LEFT JOIN addresses ta ON ta.hash = t.to_address
-     LEFT JOIN addresses ca ON ca.hash = t.created_contract
+     ${partyJoins('t')}
      ORDER BY t.block_number DESC, t.index DESC`,
     params.values,
   );

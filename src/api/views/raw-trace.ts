@@ -1,0 +1,45 @@
+import type { TraceFrameRow } from '../../store/read/internal-transactions.js';
+
+const quantity = (value: bigint) => `0x${value.toString(16)}`;
+
+function action(frame: TraceFrameRow): Record<string, unknown> {
+  switch (frame.type) {
+    case 'call':
+      return { callType: frame.callType, from: frame.from, gas: quantity(frame.gas ?? 0n), input: frame.input, to: frame.to, value: quantity(frame.value) };
+    case 'create':
+    case 'create2':
+      return { creationMethod: frame.type, from: frame.from, gas: quantity(frame.gas ?? 0n), init: frame.input, value: quantity(frame.value) };
+    case 'selfdestruct':
+      return { address: frame.from, balance: quantity(frame.value), refundAddress: frame.to };
+  }
+}
+
+function result(frame: TraceFrameRow): Record<string, unknown> | null {
+  if (frame.gasUsed === null) return null;
+  if (frame.type === 'call') return { gasUsed: quantity(frame.gasUsed), output: frame.output };
+  return { address: frame.createdContract, code: frame.output, gasUsed: quantity(frame.gasUsed) };
+}
+
+/**
+ * E6: a transaction's frames as Parity's trace_transaction writes them, whatever the node's tracer
+ * (a creation is a "create" with its creationMethod, a selfdestruct a "suicide"), keys in Parity's order.
+ */
+export function rawTraceView(frames: readonly TraceFrameRow[]) {
+  const children = new Map<string, number>();
+  for (const frame of frames) {
+    const parent = frame.traceAddress.slice(0, -1).join(',');
+    if (frame.traceAddress.length > 0) children.set(parent, (children.get(parent) ?? 0) + 1);
+  }
+  return frames.map((frame) => ({
+    action: action(frame),
+    blockHash: frame.blockHash,
+    blockNumber: frame.blockNumber,
+    ...(frame.error === null ? {} : { error: frame.error }),
+    result: result(frame),
+    subtraces: children.get(frame.traceAddress.join(',')) ?? 0,
+    traceAddress: frame.traceAddress,
+    transactionHash: frame.transactionHash,
+    transactionPosition: frame.transactionIndex,
+    type: frame.type === 'selfdestruct' ? 'suicide' : frame.type === 'create2' ? 'create' : frame.type,
+  }));
+}

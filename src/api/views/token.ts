@@ -1,0 +1,39 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { getAddress } from 'viem';
+import type { TokenRow } from '../../store/read/tokens.js';
+import { Nullable } from '../schemas.js';
+
+/** A token contract, keys in alphabetical order; market data is not indexed, so its fields are null. */
+export const TokenSchema = Type.Object({
+  address_hash: Type.String(),
+  circulating_market_cap: Nullable(Type.String()),
+  decimals: Nullable(Type.String()),
+  exchange_rate: Nullable(Type.String()),
+  holders_count: Type.String(),
+  icon_url: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  reputation: Type.String(),
+  symbol: Nullable(Type.String()),
+  total_supply: Nullable(Type.String()),
+  type: Type.String(),
+  volume_24h: Nullable(Type.String()),
+});
+
+export type Token = Static<typeof TokenSchema>;
+
+export function tokenView(token: TokenRow): Token {
+  return {
+    address_hash: getAddress(token.address),
+    circulating_market_cap: null,
+    decimals: token.decimals?.toString() ?? null,
+    exchange_rate: null,
+    holders_count: (token.holdersCount < 0n ? 0n : token.holdersCount).toString(),
+    icon_url: null,
+    name: token.name,
+    reputation: 'ok',
+    symbol: token.symbol,
+    total_supply: token.totalSupply?.toString() ?? null,
+    type: token.type,
+    volume_24h: null,
+  };
+}

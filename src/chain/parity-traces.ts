@@ -1,0 +1,103 @@
+import type { BlockRewardRecord, BlockRewardType, Hex, InternalTransactionRecord } from '../model.js';
+import { type Complain, nodeFields } from './node-fields.js';
+import { readCallType, readError, readObject } from './trace-fields.js';
+
+export interface DecodedTraces {
+  internalTransactions: InternalTransactionRecord[];
+  rewards: BlockRewardRecord[];
+}
+
+const rewardTypes: Record<string, BlockRewardType> = { block: 'validator', uncle: 'uncle', emissionFunds: 'emission_funds' };
+
+/**
+ * Decodes Parity-style traces (`trace_block`, `trace_transaction`): frames in depth-first order,
+ * grouped by transaction; reward frames become block rewards. `blockHash` is checked on every frame,
+ * so that traces of a block that replaced ours are never taken for its own.
+ */
+export function decodeParityTraces(traces: unknown, blockHash: Hex, complain: Complain): DecodedTraces {
+  if (!Array.isArray(traces)) complain('', 'is not a list of traces');
+  const decoded: DecodedTraces = { internalTransactions: [], rewards: [] };
+  const nextIndex = new Map<number, number>();
+  traces.forEach((trace: unknown, i) => {
+    const path = `[${i}]`;
+    const frame = readObject(trace, path, complain);
+    const fields = nodeFields<{ blockHash: string; transactionHash: string }>(frame, path, complain);
+    if (fields.hash('blockHash') !== blockHash) complain(`${path}.blockHash`, `is not the block traced (${blockHash})`);
+    const action = readObject(frame.action, `${path}.action`, complain);
+    const act = nodeFields<Record<string, unknown>>(action, `${path}.action`, complain);
+    if (frame.type === 'reward') {
+      const type = rewardTypes[String(action.rewardType)];
+      if (type === undefined) complain(`${path}.action.rewardType`, `is not a reward type (${JSON.stringify(action.rewardType)})`);
+      decoded.rewards.push({ address: act.address('author'), type, reward: act.quantity('value') });
+      return;
+    }
+    const transactionIndex = frame.transactionPosition;
+    if (typeof transactionIndex !== 'number' || !Number.isInteger(transactionIndex) || transactionIndex < 0) {
+      complain(`${path}.transactionPosition`, 'is not a transaction index');
+    }
+    const traceAddress = frame.traceAddress;
+    if (!Array.isArray(traceAddress) || !traceAddress.every((n) => Number.isInteger(n) && n >= 0)) {
+      complain(`${path}.traceAddress`, 'is not a list of child positions');
+    }
+    const index = nextIndex.get(transactionIndex) ?? 0;
+    nextIndex.set(transactionIndex, index + 1);
+    const result = frame.result === null || frame.result === undefined ? null : readObject(frame.result, `${path}.result`, complain);
+    const res = result === null ? null : nodeFields<Record<string, unknown>>(result, `${path}.result`, complain);
+    const common = {
+      transactionIndex,
+      transactionHash: fields.hash('transactionHash'),
+      index,
+      traceAddress: traceAddress as number[],
+      error: readError(frame.error, `${path}.error`, complain),
+      gasUsed: res?.quantity('gasUsed') ?? null,
+    };
+    switch (frame.type) {
+      case 'call':
+        decoded.internalTransactions.push({
+          ...common,
+          type: 'call',
+          callType: readCallType(action.callType, `${path}.action.callType`, complain),
+          from: act.address('from'),
+          to: act.address('to'),
+          createdContract: null,
+          value: act.quantity('value'),
+          gas: act.quantity('gas'),
+          input: act.data('input'),
+          output: res?.optionalData('output') ?? null,
+        });
+        return;
+      case 'create':
+        decoded.internalTransactions.push({
+          ...common,
+          type: action.creationMethod === 'create2' ? 'create2' : 'create',
+          callType: null,
+          from: act.address('from'),
+          to: null,
+          createdContract: res?.address('address') ?? null,
+          value: act.quantity('value'),
+          gas: act.quantity('gas'),
+          input: act.data('init'),
+          output: res?.optionalData('code') ?? null,
+        });
+        return;
+      case 'suicide':
+      case 'selfdestruct':
+        decoded.internalTransactions.push({
+          ...common,
+          type: 'selfdestruct',
+          callType: null,
+          from: act.address('address'),
+          to: act.address('refundAddress'),
+          createdContract: null,
+          value: act.quantity('balance'),
+          gas: null,
+          input: null,
+          output: null,
+        });
+        return;
+      default:
+        complain(`${path}.type`, `is not a trace type (${JSON.stringify(frame.type)})`);
+    }
+  });
+  return decoded;
+}

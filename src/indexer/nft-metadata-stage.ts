@@ -1,0 +1,43 @@
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import type { RpcClient } from '../chain/rpc.js';
+import { readTokenUri } from '../chain/token-uri.js';
+import { type FetchedInstance, type PendingInstance, findInstancesWithoutMetadata, saveInstanceMetadata } from '../store/nft-metadata.js';
+import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
+import { type NftMetadataOptions, fetchNftMetadata } from './nft-metadata.js';
+import type { Backoff } from './retry.js';
+
+export interface NftMetadataStageOptions {
+  pool: Pool;
+  /** A client with a short timeout, for tokenURI and uri calls. */
+  client: RpcClient;
+  logger: Logger;
+  fetch: NftMetadataOptions;
+  /** Ids fetched at once. */
+  batchSize: number;
+  pollIntervalMs: number;
+  backoff?: Backoff;
+}
+
+async function fetchInstance(options: NftMetadataStageOptions, instance: PendingInstance): Promise<FetchedInstance> {
+  const tokenUri = await readTokenUri(options.client, instance.token, instance.type, instance.id);
+  if (tokenUri === null) return { ...instance, tokenUri, metadata: null, error: 'the contract gives no token URI' };
+  return { ...instance, tokenUri, ...(await fetchNftMetadata(tokenUri, options.fetch)) };
+}
+
+/**
+ * Fetches the metadata of the NFT ids the indexer has found, beside the block pipeline, which never
+ * waits for it (an offline machine indexes all the same). Each id is fetched once; a failure is
+ * recorded as the id's metadata error.
+ */
+export function startNftMetadataStage(options: NftMetadataStageOptions): BackgroundLoop {
+  const { pool, logger } = options;
+  return startBackgroundLoop(options, async (retry) => {
+    const pending = await retry('finding NFTs to fetch', () => findInstancesWithoutMetadata(pool, options.batchSize));
+    if (pending.length === 0) return false;
+    const fetched = await Promise.all(pending.map((instance) => fetchInstance(options, instance)));
+    await retry('saving NFT metadata', () => saveInstanceMetadata(pool, fetched));
+    logger.debug(`fetched the metadata of ${fetched.length} NFTs`);
+    return true;
+  });
+}

@@ -1,0 +1,93 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import type { TraceMethod } from '../chain/capabilities.js';
+import { fetchBlockTraces, type UntracedBlock } from '../chain/fetch-traces.js';
+import type { RpcClient } from '../chain/rpc.js';
+import { findUntracedBlocks } from '../store/untraced-blocks.js';
+import { writeBlockTraces } from '../store/write-traces.js';
+import { loggedRetry, type Backoff } from './retry.js';
+
+export interface TraceStageOptions {
+  pool: Pool;
+  /** The client for trace calls (ETHEREUM_JSONRPC_TRACE_URL, else the node's). */
+  client: RpcClient;
+  traceMethod: TraceMethod;
+  logger: Logger;
+  batchSize: number;
+  concurrency: number;
+  pollIntervalMs: number;
+  backoff?: Backoff;
+}
+
+export interface TraceStage {
+  /** Blocks traced since the stage started. */
+  readonly tracedBlocks: () => number;
+  /** Resolves the next time the stage finds no block left to trace (or when it ends). */
+  drained(): Promise<void>;
+  /** Settles when the stage ends: on stop(), or on a fault. */
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const defaultBackoff: Backoff = { initialMs: 250, maxMs: 15_000 };
+
+/**
+ * Traces the consensus blocks the indexer has stored and not yet traced, lowest first, several
+ * batches at once, until stopped. Everything it writes is keyed on `blocks.traced_at`, so a restart
+ * picks up where it stopped, and blocks and transactions are served before their traces arrive.
+ */
+export function startTraceStage(options: TraceStageOptions): TraceStage {
+  const controller = new AbortController();
+  let traced = 0;
+  let waiters: (() => void)[] = [];
+  const wake = () => {
+    for (const resolve of waiters) resolve();
+    waiters = [];
+  };
+  const progress = { onTraced: (count: number) => (traced += count), onDrained: wake };
+  const done = run(options, controller.signal, progress)
+    .catch((error: unknown) => {
+      if (!controller.signal.aborted) throw error;
+    })
+    .finally(wake);
+  return {
+    tracedBlocks: () => traced,
+    drained: () => new Promise<void>((resolve) => waiters.push(resolve)),
+    done,
+    async stop() {
+      controller.abort();
+      await done.catch(() => undefined);
+    },
+  };
+}
+
+interface Progress {
+  onTraced(count: number): void;
+  onDrained(): void;
+}
+
+async function run(options: TraceStageOptions, signal: AbortSignal, progress: Progress): Promise<void> {
+  const { logger } = options;
+  const retry = loggedRetry(logger, options.backoff ?? defaultBackoff, signal);
+  while (!signal.aborted) {
+    const blocks = await retry('finding untraced blocks', () => findUntracedBlocks(options.pool, options.batchSize * options.concurrency));
+    if (blocks.length === 0) {
+      progress.onDrained();
+      await sleep(options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
+      continue;
+    }
+    const batches: UntracedBlock[][] = [];
+    for (let i = 0; i < blocks.length; i += options.batchSize) batches.push(blocks.slice(i, i + options.batchSize));
+    await Promise.all(
+      batches.map(async (batch) => {
+        const range = `blocks ${batch[0]!.number}..${batch.at(-1)!.number}`;
+        const traces = await retry(`tracing ${range}`, () =>
+          Promise.all(batch.map((block) => fetchBlockTraces(options.client, options.traceMethod, block))),
+        );
+        progress.onTraced(await retry(`writing the traces of ${range}`, () => writeBlockTraces(options.pool, traces)));
+      }),
+    );
+    logger.debug(`traced blocks ${blocks[0]!.number}..${blocks.at(-1)!.number}`);
+  }
+}

@@ -1,0 +1,177 @@
+import type { CallType, Hex, InternalTransactionRecord, InternalTransactionType } from '../../model.js';
+import {
+  type AddressRow,
+  type Db,
+  type PartyRecord,
+  SqlParams,
+  partyColumns,
+  partyJoins,
+  parties,
+  bigintFromNumeric,
+  byteaFromHex,
+  hexFromBytea,
+  hexFromNullableBytea,
+  isoTimestamp,
+} from './sql.js';
+
+export interface InternalTransactionKeyset {
+  blockNumber: number;
+  transactionIndex: number;
+  index: number;
+}
+
+/** Which side of an internal transaction the address is on; null for either. */
+export type InternalTransactionSide = 'to' | 'from' | null;
+
+export interface InternalTransactionRow {
+  blockNumber: number;
+  transactionIndex: number;
+  index: number;
+  transactionHash: Hex;
+  /** ISO 8601. */
+  timestamp: string;
+  type: InternalTransactionType;
+  callType: CallType | null;
+  from: AddressRow;
+  to: AddressRow | null;
+  createdContract: AddressRow | null;
+  value: bigint;
+  gas: bigint | null;
+  error: string | null;
+}
+
+interface InternalTransactionRecordRow extends PartyRecord {
+  block_number: string;
+  transaction_index: number;
+  index: number;
+  transaction_hash: Buffer;
+  timestamp: string;
+  type: InternalTransactionType;
+  call_type: CallType | null;
+  value: string;
+  gas: string | null;
+  error: string | null;
+}
+
+const order = 'block_number DESC, transaction_index DESC, index DESC';
+
+/**
+ * The internal transactions of an address, newest first, below the keyset if one is given. "to"
+ * includes the creations of the address. The top-level call frame of each transaction is left out,
+ * since it repeats the transaction (a top-level creation stays). Each side is read from its own
+ * keyset index, then merged without duplicates.
+ */
+export async function listAddressInternalTransactions(
+  db: Db,
+  address: Hex,
+  side: InternalTransactionSide,
+  after: InternalTransactionKeyset | null,
+  limit: number,
+): Promise<InternalTransactionRow[]> {
+  const params = new SqlParams();
+  const hash = params.add(byteaFromHex(address));
+  const below =
+    after === null
+      ? ''
+      : `AND (block_number, transaction_index, index) < (${params.add(after.blockNumber)}::bigint, ${params.add(after.transactionIndex)}::integer, ${params.add(after.index)}::integer)`;
+  const limitParam = params.add(limit);
+  const columns = side === 'from' ? ['from_address'] : side === 'to' ? ['to_address', 'created_contract'] : ['from_address', 'to_address', 'created_contract'];
+  const matches = columns.map(
+    (column) =>
+      `(SELECT block_hash, block_number, transaction_index, index FROM internal_transactions
+        WHERE ${column} = ${hash} AND (type <> 'call' OR index > 0) ${below}
+        ORDER BY ${order} LIMIT ${limitParam})`,
+  );
+  const { rows } = await db.query<InternalTransactionRecordRow>(
+    `SELECT i.block_number, i.transaction_index, i.index, i.transaction_hash, ${isoTimestamp('b.timestamp')} AS timestamp,
+            i.type, i.call_type, ${partyColumns('i')}, i.value, i.gas, i.error
+     FROM (SELECT * FROM (${matches.join(' UNION ')}) m ORDER BY ${order} LIMIT ${limitParam}) m
+     JOIN internal_transactions i USING (block_hash, transaction_index, index)
+     JOIN blocks b ON b.hash = i.block_hash
+     ${partyJoins('i')}
+     ORDER BY i.${order.replaceAll(', ', ', i.')}`,
+    params.values,
+  );
+  return rows.map((r) => ({
+    blockNumber: Number(r.block_number),
+    transactionIndex: r.transaction_index,
+    index: r.index,
+    transactionHash: hexFromBytea(r.transaction_hash),
+    timestamp: r.timestamp,
+    type: r.type,
+    callType: r.call_type,
+    ...parties(r),
+    value: BigInt(r.value),
+    gas: bigintFromNumeric(r.gas),
+    error: r.error,
+  }));
+}
+
+/** One stored trace frame, with what E6 repeats of its block. */
+export type TraceFrameRow = InternalTransactionRecord & { blockHash: Hex; blockNumber: number };
+
+interface TraceFrameRecordRow {
+  block_hash: Buffer;
+  block_number: string;
+  transaction_hash: Buffer;
+  transaction_index: number;
+  index: number;
+  trace_address: number[];
+  type: InternalTransactionType;
+  call_type: CallType | null;
+  from_address: Buffer;
+  to_address: Buffer | null;
+  created_contract: Buffer | null;
+  value: string;
+  gas: string | null;
+  gas_used: string | null;
+  input: Buffer | null;
+  output: Buffer | null;
+  error: string | null;
+}
+
+/**
+ * The trace frames of a transaction in order, [] while its block is not traced; 'pending' for a
+ * pool transaction; null for an unknown one.
+ */
+export async function readTransactionTrace(db: Db, transactionHash: Hex): Promise<TraceFrameRow[] | 'pending' | null> {
+  const hash = byteaFromHex(transactionHash);
+  const { rows } = await db.query<TraceFrameRecordRow>(
+    `SELECT i.block_hash, i.block_number, i.transaction_hash, i.transaction_index, i.index, i.trace_address, i.type, i.call_type,
+            i.from_address, i.to_address, i.created_contract, i.value, i.gas, i.gas_used,
+            CASE WHEN i.index = 0 THEN t.input ELSE i.input END AS input, i.output, i.error
+     FROM transactions t
+     JOIN internal_transactions i ON i.transaction_hash = t.hash AND i.block_hash = t.block_hash
+     WHERE t.hash = $1
+     ORDER BY i.index`,
+    [hash],
+  );
+  if (rows.length === 0) {
+    const known = await db.query<{ mined: boolean; pending: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM transactions WHERE hash = $1) AS mined,
+              EXISTS (SELECT 1 FROM pending_transactions WHERE hash = $1) AS pending`,
+      [hash],
+    );
+    const { mined, pending } = known.rows[0]!;
+    return mined ? [] : pending ? 'pending' : null;
+  }
+  return rows.map((r) => ({
+    blockHash: hexFromBytea(r.block_hash),
+    blockNumber: Number(r.block_number),
+    transactionHash: hexFromBytea(r.transaction_hash),
+    transactionIndex: r.transaction_index,
+    index: r.index,
+    traceAddress: r.trace_address,
+    type: r.type,
+    callType: r.call_type,
+    from: hexFromBytea(r.from_address),
+    to: hexFromNullableBytea(r.to_address),
+    createdContract: hexFromNullableBytea(r.created_contract),
+    value: BigInt(r.value),
+    gas: bigintFromNumeric(r.gas),
+    gasUsed: bigintFromNumeric(r.gas_used),
+    input: hexFromNullableBytea(r.input),
+    output: hexFromNullableBytea(r.output),
+    error: r.error,
+  }));
+}

@@ -1,0 +1,142 @@
+import type { Hex, TokenType } from '../../model.js';
+import { type AddressRow, type Db, SqlParams, addressRow, bigintFromNumeric, byteaFromHex, hexFromBytea, isoTimestamp } from './sql.js';
+import { type TokenColumns, type TokenRow, tokenColumns, toTokenRow } from './tokens.js';
+
+/** One transferred (token id, amount): an ERC-1155 batch gives one row per id. */
+export interface TokenTransferRow {
+  blockHash: Hex;
+  blockNumber: number;
+  logIndex: number;
+  batchIndex: number;
+  transactionHash: Hex;
+  /** ISO 8601. */
+  timestamp: string;
+  /** The input of the transaction that made the transfer. */
+  input: Hex;
+  from: AddressRow;
+  to: AddressRow;
+  token: TokenRow;
+  amount: bigint;
+  tokenId: bigint | null;
+  /** The NFT instance of the id, null when it has no instance row. */
+  instance: { metadata: unknown } | null;
+}
+
+/** Newest first: (block_number, log_index, batch_index) descending. */
+export interface TokenTransferKeyset {
+  blockNumber: number;
+  logIndex: number;
+  batchIndex: number;
+}
+
+export interface AddressTokenTransferFilters {
+  /** to: the address receives; from: it sends; null: either. */
+  direction: 'to' | 'from' | null;
+  /** Empty: every type. */
+  types: TokenType[];
+  token: Hex | null;
+}
+
+interface TokenTransferRecordRow extends TokenColumns {
+  block_hash: Buffer;
+  block_number: string;
+  log_index: number;
+  batch_index: number;
+  transaction_hash: Buffer;
+  timestamp: string;
+  input: Buffer;
+  from_address: Buffer;
+  from_is_contract: boolean | null;
+  to_address: Buffer;
+  to_is_contract: boolean | null;
+  amount: string;
+  token_id: string | null;
+  has_instance: boolean;
+  metadata: unknown;
+}
+
+const order = 'block_number DESC, log_index DESC, batch_index DESC';
+
+function keysetCondition(params: SqlParams, after: TokenTransferKeyset | null): string[] {
+  if (after === null) return [];
+  return [
+    `(tt.block_number, tt.log_index, tt.batch_index) < (${params.add(after.blockNumber)}::bigint, ${params.add(after.logIndex)}::integer, ${params.add(after.batchIndex)}::integer)`,
+  ];
+}
+
+/** Renders the page of transfers that `selected` (a query over token_transfers tt, ordered and limited) picks. */
+async function readTransfers(db: Db, selected: string, params: SqlParams): Promise<TokenTransferRow[]> {
+  const { rows } = await db.query<TokenTransferRecordRow>(
+    `SELECT tt.block_hash, tt.block_number, tt.log_index, tt.batch_index, tt.transaction_hash,
+            ${isoTimestamp('t.block_timestamp')} AS timestamp, t.input,
+            tt.from_address, fa.is_contract AS from_is_contract, tt.to_address, ta.is_contract AS to_is_contract,
+            tt.amount, tt.token_id, ti.token_id IS NOT NULL AS has_instance, ti.metadata, ${tokenColumns('k')}
+     FROM (${selected}) tt
+     JOIN tokens k ON k.address = tt.token_address
+     JOIN transactions t ON t.hash = tt.transaction_hash
+     LEFT JOIN addresses fa ON fa.hash = tt.from_address
+     LEFT JOIN addresses ta ON ta.hash = tt.to_address
+     LEFT JOIN token_instances ti ON ti.token_address = tt.token_address AND ti.token_id = tt.token_id
+     ORDER BY tt.block_number DESC, tt.log_index DESC, tt.batch_index DESC`,
+    params.values,
+  );
+  return rows.map((r) => ({
+    blockHash: hexFromBytea(r.block_hash),
+    blockNumber: Number(r.block_number),
+    logIndex: r.log_index,
+    batchIndex: r.batch_index,
+    transactionHash: hexFromBytea(r.transaction_hash),
+    timestamp: r.timestamp,
+    input: hexFromBytea(r.input),
+    from: addressRow(r.from_address, r.from_is_contract),
+    to: addressRow(r.to_address, r.to_is_contract),
+    token: toTokenRow(r),
+    amount: BigInt(r.amount),
+    tokenId: bigintFromNumeric(r.token_id),
+    instance: r.has_instance ? { metadata: r.metadata } : null,
+  }));
+}
+
+/** E8: the transfers an address sent or received (a transfer to itself once), newest first. */
+export async function listAddressTokenTransfers(
+  db: Db,
+  address: Hex,
+  filters: AddressTokenTransferFilters,
+  after: TokenTransferKeyset | null,
+  limit: number,
+): Promise<TokenTransferRow[]> {
+  const params = new SqlParams();
+  const shared = keysetCondition(params, after);
+  if (filters.types.length > 0) shared.push(`tt.token_type = ANY(${params.add(filters.types)}::text[])`);
+  if (filters.token !== null) shared.push(`tt.token_address = ${params.add(byteaFromHex(filters.token))}`);
+  const addressParam = params.add(byteaFromHex(address));
+  const limitParam = params.add(limit);
+  // One indexed scan per side, each stopping at the page's end.
+  const side = (column: string) =>
+    `(SELECT tt.* FROM token_transfers tt WHERE ${[`tt.${column} = ${addressParam}`, ...shared].join(' AND ')}
+      ORDER BY ${order} LIMIT ${limitParam})`;
+  const sides =
+    filters.direction === 'to' ? [side('to_address')] : filters.direction === 'from' ? [side('from_address')] : [side('from_address'), side('to_address')];
+  return readTransfers(db, `SELECT * FROM (${sides.join(' UNION ')}) u ORDER BY ${order} LIMIT ${limitParam}`, params);
+}
+
+/** E4: the transfers of one NFT id, newest first. */
+export async function listInstanceTokenTransfers(
+  db: Db,
+  token: Hex,
+  tokenId: bigint,
+  after: TokenTransferKeyset | null,
+  limit: number,
+): Promise<TokenTransferRow[]> {
+  const params = new SqlParams();
+  const conditions = [
+    `tt.token_address = ${params.add(byteaFromHex(token))}`,
+    `tt.token_id = ${params.add(tokenId.toString())}::numeric`,
+    ...keysetCondition(params, after),
+  ];
+  return readTransfers(
+    db,
+    `SELECT tt.* FROM token_transfers tt WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT ${params.add(limit)}`,
+    params,
+  );
+}

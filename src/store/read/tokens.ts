@@ -1,0 +1,46 @@
+import type { Address, Hex, TokenType } from '../../model.js';
+import { type Db, bigintFromNumeric, byteaFromHex, hexFromBytea } from './sql.js';
+
+/** A token contract as the API reads it; the fields read from the contract are null until fetched. */
+export interface TokenRow {
+  address: Address;
+  type: TokenType;
+  name: string | null;
+  symbol: string | null;
+  decimals: bigint | null;
+  totalSupply: bigint | null;
+  holdersCount: bigint;
+}
+
+/** The columns toTokenRow reads, from the tokens table under this alias. */
+export const tokenColumns = (alias: string): string =>
+  `${alias}.address AS token_address, ${alias}.type AS token_type, ${alias}.name AS token_name,
+   ${alias}.symbol AS token_symbol, ${alias}.decimals AS token_decimals, ${alias}.total_supply AS token_total_supply,
+   ${alias}.holders_count AS token_holders_count`;
+
+export interface TokenColumns {
+  token_address: Buffer;
+  token_type: TokenType;
+  token_name: string | null;
+  token_symbol: string | null;
+  token_decimals: string | null;
+  token_total_supply: string | null;
+  token_holders_count: string;
+}
+
+export const toTokenRow = (r: TokenColumns): TokenRow => ({
+  address: hexFromBytea(r.token_address),
+  type: r.token_type,
+  name: r.token_name,
+  symbol: r.token_symbol,
+  decimals: bigintFromNumeric(r.token_decimals),
+  totalSupply: bigintFromNumeric(r.token_total_supply),
+  holdersCount: BigInt(r.token_holders_count),
+});
+
+export async function findToken(db: Db, address: Hex): Promise<TokenRow | null> {
+  const { rows } = await db.query<TokenColumns>(`SELECT ${tokenColumns('k')} FROM tokens k WHERE k.address = $1`, [
+    byteaFromHex(address),
+  ]);
+  return rows[0] === undefined ? null : toTokenRow(rows[0]);
+}

@@ -1,0 +1,195 @@
+import type { PoolClient } from 'pg';
+import type { Address, TokenTransferRecord, TokenType } from '../model.js';
+import { hexToBuffer } from './encode.js';
+
+/**
+ * Keeps what token transfers imply in step with them, inside the writer's transaction: token rows,
+ * current balances (deltas aggregated per holder, token and id), holders_count (from the holders that
+ * start or stop holding), and ERC-721 owners. Applied with direction -1 it undoes the same transfers,
+ * which is how retracted blocks are reverted.
+ */
+
+const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
+
+/** ERC-20 and ERC-721 balances are one per token (an amount, a count); ERC-1155 and ERC-404 ids have their own. */
+const balanceTokenId = (t: TokenTransferRecord): bigint | null =>
+  t.tokenType === 'ERC-1155' || t.tokenType === 'ERC-404' ? t.tokenId : null;
+
+interface BalanceDelta {
+  holder: Address;
+  token: Address;
+  tokenId: bigint | null;
+  delta: bigint;
+}
+
+function balanceDeltas(transfers: readonly TokenTransferRecord[], direction: 1n | -1n): BalanceDelta[] {
+  const deltas = new Map<string, BalanceDelta>();
+  const add = (holder: Address, t: TokenTransferRecord, delta: bigint) => {
+    if (holder === ZERO_ADDRESS) return;
+    const tokenId = balanceTokenId(t);
+    const key = `${holder}:${t.tokenAddress}:${tokenId ?? ''}`;
+    const entry = deltas.get(key) ?? { holder, token: t.tokenAddress, tokenId, delta: 0n };
+    entry.delta += delta * direction;
+    deltas.set(key, entry);
+  };
+  for (const t of transfers) {
+    add(t.from, t, -t.amount);
+    add(t.to, t, t.amount);
+  }
+  // Sorted, so that concurrent writers lock rows in the same order.
+  return [...deltas.values()]
+    .filter((d) => d.delta !== 0n)
+    .sort((a, b) => (a.holder + a.token + String(a.tokenId)).localeCompare(b.holder + b.token + String(b.tokenId)));
+}
+
+async function recordTokens(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+  const types = new Map<Address, TokenType>();
+  for (const t of transfers) {
+    const seen = types.get(t.tokenAddress);
+    const bothKinds = (seen === 'ERC-20' && t.tokenType === 'ERC-721') || (seen === 'ERC-721' && t.tokenType === 'ERC-20');
+    types.set(t.tokenAddress, bothKinds ? 'ERC-404' : t.tokenType);
+  }
+  if (types.size === 0) return;
+  const addresses = [...types.keys()].sort();
+  // A contract seen with both kinds of Transfer across batches is ERC-404.
+  await client.query(
+    `INSERT INTO tokens (address, type) SELECT * FROM unnest($1::bytea[], $2::text[])
+     ON CONFLICT (address) DO UPDATE SET type = 'ERC-404'
+     WHERE tokens.type <> EXCLUDED.type AND tokens.type IN ('ERC-20', 'ERC-721') AND EXCLUDED.type IN ('ERC-20', 'ERC-721', 'ERC-404')`,
+    [addresses.map(hexToBuffer), addresses.map((a) => types.get(a))],
+  );
+}
+
+interface HolderRow {
+  token_address: Buffer;
+  holders: string;
+}
+
+/** How many of these (holder, token) pairs hold a positive balance, per token. */
+async function countHolders(client: PoolClient, holders: Buffer[], tokens: Buffer[]): Promise<Map<string, bigint>> {
+  const { rows } = await client.query<HolderRow>(
+    `SELECT token_address, count(*) AS holders FROM (
+       SELECT b.address, b.token_address FROM address_token_balances b
+       JOIN unnest($1::bytea[], $2::bytea[]) AS p(address, token_address)
+         ON b.address = p.address AND b.token_address = p.token_address
+       GROUP BY b.address, b.token_address HAVING bool_or(b.value > 0)) h
+     GROUP BY token_address`,
+    [holders, tokens],
+  );
+  return new Map(rows.map((r) => [r.token_address.toString('hex'), BigInt(r.holders)]));
+}
+
+async function applyBalances(client: PoolClient, transfers: readonly TokenTransferRecord[], direction: 1n | -1n): Promise<void> {
+  const deltas = balanceDeltas(transfers, direction);
+  if (deltas.length === 0) return;
+  const pairs = new Map<string, [Address, Address]>();
+  for (const d of deltas) pairs.set(`${d.holder}:${d.token}`, [d.holder, d.token]);
+  const pairHolders = [...pairs.values()].map(([holder]) => hexToBuffer(holder));
+  const pairTokens = [...pairs.values()].map(([, token]) => hexToBuffer(token));
+
+  const before = await countHolders(client, pairHolders, pairTokens);
+  await client.query(
+    `INSERT INTO address_token_balances (address, token_address, token_id, value)
+     SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::numeric[], $4::numeric[])
+     ON CONFLICT (address, token_address, token_id) DO UPDATE SET value = address_token_balances.value + EXCLUDED.value`,
+    [
+      deltas.map((d) => hexToBuffer(d.holder)),
+      deltas.map((d) => hexToBuffer(d.token)),
+      deltas.map((d) => d.tokenId?.toString() ?? null),
+      deltas.map((d) => d.delta.toString()),
+    ],
+  );
+  const after = await countHolders(client, pairHolders, pairTokens);
+
+  const tokens = [...new Set(pairTokens.map((t) => t.toString('hex')))].sort();
+  const changes = tokens
+    .map((token) => ({ token, change: (after.get(token) ?? 0n) - (before.get(token) ?? 0n) }))
+    .filter(({ change }) => change !== 0n);
+  if (changes.length === 0) return;
+  await client.query(
+    `UPDATE tokens SET holders_count = holders_count + c.change
+     FROM unnest($1::bytea[], $2::bigint[]) AS c(address, change) WHERE tokens.address = c.address`,
+    [changes.map(({ token }) => Buffer.from(token, 'hex')), changes.map(({ change }) => change.toString())],
+  );
+}
+
+interface InstanceChange {
+  token: Address;
+  id: bigint;
+  /** Null for ERC-1155 ids, which have no single owner. */
+  owner: Address | null;
+  blockNumber: bigint | null;
+  logIndex: number | null;
+}
+
+const isLater = (a: TokenTransferRecord, b: TokenTransferRecord): boolean =>
+  a.blockNumber !== b.blockNumber ? a.blockNumber > b.blockNumber : a.logIndex > b.logIndex;
+
+/**
+ * NFT ids get an instance row; an ERC-721 (or ERC-404) id's owner is the recipient of its latest
+ * transfer, compared by position because batches may be written out of order.
+ */
+async function recordInstances(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+  const latest = new Map<string, TokenTransferRecord>();
+  for (const t of transfers) {
+    if (t.tokenId === null) continue;
+    const key = `${t.tokenAddress}:${t.tokenId}`;
+    const seen = latest.get(key);
+    if (seen === undefined || isLater(t, seen)) latest.set(key, t);
+  }
+  if (latest.size === 0) return;
+  const rows: InstanceChange[] = [...latest.values()]
+    .map((t) => {
+      const owned = t.tokenType !== 'ERC-1155';
+      return {
+        token: t.tokenAddress,
+        id: t.tokenId!,
+        owner: owned ? t.to : null,
+        blockNumber: owned ? t.blockNumber : null,
+        logIndex: owned ? t.logIndex : null,
+      };
+    })
+    .sort((a, b) => (a.token + a.id).localeCompare(b.token + b.id));
+  await client.query(
+    `INSERT INTO token_instances (token_address, token_id, owner, owner_block_number, owner_log_index)
+     SELECT * FROM unnest($1::bytea[], $2::numeric[], $3::bytea[], $4::bigint[], $5::integer[])
+     ON CONFLICT (token_address, token_id) DO UPDATE
+     SET owner = EXCLUDED.owner, owner_block_number = EXCLUDED.owner_block_number, owner_log_index = EXCLUDED.owner_log_index
+     WHERE EXCLUDED.owner IS NOT NULL AND (token_instances.owner_block_number IS NULL
+       OR (token_instances.owner_block_number, token_instances.owner_log_index) < (EXCLUDED.owner_block_number, EXCLUDED.owner_log_index))`,
+    [
+      rows.map((r) => hexToBuffer(r.token)),
+      rows.map((r) => r.id.toString()),
+      rows.map((r) => (r.owner === null ? null : hexToBuffer(r.owner))),
+      rows.map((r) => r.blockNumber?.toString() ?? null),
+      rows.map((r) => r.logIndex),
+    ],
+  );
+}
+
+/** Records the tokens, balances, holder counts and owners that newly written transfers imply. */
+export async function applyTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+  await recordTokens(client, transfers);
+  await applyBalances(client, transfers, 1n);
+  await recordInstances(client, transfers);
+}
+
+/**
+ * Reverts what removed transfers implied: balances and holder counts by the opposite deltas, and each
+ * affected ERC-721 owner from the latest transfer still indexed (null when none is left).
+ */
+export async function revertTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+  await applyBalances(client, transfers, -1n);
+  const owned = transfers.filter((t) => t.tokenId !== null && t.tokenType !== 'ERC-1155');
+  if (owned.length === 0) return;
+  await client.query(
+    `UPDATE token_instances ti SET owner = l.to_address, owner_block_number = l.block_number, owner_log_index = l.log_index
+     FROM unnest($1::bytea[], $2::numeric[]) AS r(token_address, token_id)
+     LEFT JOIN LATERAL (
+       SELECT tt.to_address, tt.block_number, tt.log_index FROM token_transfers tt
+       WHERE tt.token_address = r.token_address AND tt.token_id = r.token_id
+       ORDER BY tt.block_number DESC, tt.log_index DESC, tt.batch_index DESC LIMIT 1) l ON true
+     WHERE ti.token_address = r.token_address AND ti.token_id = r.token_id`,
+    [owned.map((t) => hexToBuffer(t.tokenAddress)), owned.map((t) => t.tokenId!.toString())],
+  );
+}

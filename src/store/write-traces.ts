@@ -1,0 +1,124 @@
+import type { Pool, PoolClient } from 'pg';
+import type { BlockRewardRecord, BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
+import { copyRows, type Cell } from './copy.js';
+import { byteaCell, hexToBuffer, numericCell, optionalByteaCell } from './encode.js';
+import { inTransaction } from './transaction.js';
+
+const internalTransactionColumns = [
+  'block_hash', 'transaction_index', 'index', 'block_number', 'transaction_hash', 'trace_address', 'type', 'call_type',
+  'from_address', 'to_address', 'created_contract', 'value', 'gas', 'gas_used', 'error', 'input', 'output',
+] as const;
+
+function internalTransactionRows(traces: BlockTraces): Cell[][] {
+  return traces.internalTransactions.map((t) => [
+    byteaCell(traces.blockHash), numericCell(t.transactionIndex), numericCell(t.index), numericCell(traces.blockNumber),
+    byteaCell(t.transactionHash), `{${t.traceAddress.join(',')}}`, t.type, t.callType, byteaCell(t.from),
+    optionalByteaCell(t.to), optionalByteaCell(t.createdContract), numericCell(t.value), numericCell(t.gas),
+    numericCell(t.gasUsed), t.error, t.index === 0 ? null : optionalByteaCell(t.input), optionalByteaCell(t.output),
+  ]);
+}
+
+/** What a transaction's traces say about it. */
+interface TransactionOutcome {
+  hash: Hex;
+  /** The top-level frame's error, as Blockscout shows it for a failed transaction. */
+  error: string | null;
+  revertReason: Hex | null;
+  hasErrorInInternalTransactions: boolean;
+}
+
+function transactionOutcomes(frames: readonly InternalTransactionRecord[]): TransactionOutcome[] {
+  const outcomes = new Map<Hex, TransactionOutcome>();
+  for (const frame of frames) {
+    const outcome = outcomes.get(frame.transactionHash) ?? {
+      hash: frame.transactionHash, error: null, revertReason: null, hasErrorInInternalTransactions: false,
+    };
+    if (frame.index === 0) {
+      outcome.error = frame.error;
+      outcome.revertReason = frame.error !== null && frame.output !== null && frame.output !== '0x' ? frame.output : null;
+    } else if (frame.error !== null) {
+      outcome.hasErrorInInternalTransactions = true;
+    }
+    outcomes.set(frame.transactionHash, outcome);
+  }
+  return [...outcomes.values()];
+}
+
+/** Minted rewards per (address, type), the validator's with the block's transaction fees, as Blockscout records them. */
+function rewardRows(rewards: readonly BlockRewardRecord[]): BlockRewardRecord[] {
+  const byKey = new Map<string, BlockRewardRecord>();
+  for (const reward of rewards) {
+    const key = `${reward.address}:${reward.type}`;
+    const sum = byKey.get(key);
+    byKey.set(key, { ...reward, reward: (sum?.reward ?? 0n) + reward.reward });
+  }
+  return [...byKey.values()];
+}
+
+async function writeRewards(client: PoolClient, traces: BlockTraces): Promise<void> {
+  const rows = rewardRows(traces.rewards);
+  if (rows.length === 0) return;
+  await client.query(
+    `INSERT INTO block_rewards (block_hash, address, type, reward)
+     SELECT $1, r.address, r.type, r.reward + CASE WHEN r.type = 'validator' THEN b.transaction_fees ELSE 0 END
+       FROM unnest($2::bytea[], $3::text[], $4::numeric[]) AS r (address, type, reward), blocks b
+      WHERE b.hash = $1`,
+    [hexToBuffer(traces.blockHash), rows.map((r) => hexToBuffer(r.address)), rows.map((r) => r.type), rows.map((r) => r.reward.toString())],
+  );
+}
+
+async function writeOutcomes(client: PoolClient, traces: BlockTraces): Promise<void> {
+  const outcomes = transactionOutcomes(traces.internalTransactions);
+  if (outcomes.length === 0) return;
+  await client.query(
+    `UPDATE transactions t
+        SET error = o.error, revert_reason = o.revert_reason, has_error_in_internal_transactions = o.has_error
+       FROM unnest($2::bytea[], $3::text[], $4::bytea[], $5::boolean[]) AS o (hash, error, revert_reason, has_error)
+      WHERE t.hash = o.hash AND t.block_hash = $1`,
+    [
+      hexToBuffer(traces.blockHash),
+      outcomes.map((o) => hexToBuffer(o.hash)),
+      outcomes.map((o) => o.error),
+      outcomes.map((o) => (o.revertReason === null ? null : hexToBuffer(o.revertReason))),
+      outcomes.map((o) => o.hasErrorInInternalTransactions),
+    ],
+  );
+}
+
+async function recordCreatedContracts(client: PoolClient, traces: readonly BlockTraces[]): Promise<void> {
+  const created = traces.flatMap((t) => t.internalTransactions.flatMap((f) => (f.createdContract === null || f.error !== null ? [] : [f.createdContract])));
+  if (created.length === 0) return;
+  // Sorted, so that concurrent writers lock rows in the same order.
+  const contracts = [...new Set(created)].sort();
+  await client.query(
+    `INSERT INTO addresses (hash, is_contract) SELECT unnest($1::bytea[]), true
+     ON CONFLICT (hash) DO UPDATE SET is_contract = true WHERE NOT addresses.is_contract`,
+    [contracts.map(hexToBuffer)],
+  );
+}
+
+/**
+ * Stores the traces of blocks with everything derived from them, and marks the blocks traced, in
+ * one transaction. A block that lost consensus (or was traced) meanwhile is skipped: its row is locked
+ * first, so a reorg retracting it waits for this transaction or has already happened.
+ * Returns how many blocks were stored.
+ */
+export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[]): Promise<number> {
+  if (blocks.length === 0) return 0;
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ hash: Buffer }>(
+      'SELECT hash FROM blocks WHERE hash = ANY($1::bytea[]) AND consensus AND traced_at IS NULL ORDER BY hash FOR UPDATE',
+      [blocks.map((b) => hexToBuffer(b.blockHash))],
+    );
+    const current = new Set(rows.map((r) => `0x${r.hash.toString('hex')}`));
+    const kept = blocks.filter((b) => current.has(b.blockHash));
+    await copyRows(client, 'internal_transactions', internalTransactionColumns, kept.flatMap(internalTransactionRows));
+    for (const traces of kept) {
+      await writeRewards(client, traces);
+      await writeOutcomes(client, traces);
+    }
+    await recordCreatedContracts(client, kept);
+    await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [rows.map((r) => r.hash)]);
+    return kept.length;
+  });
+}

@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRpcClient } from '../../src/chain/rpc.js';
+import { readTokenMetadata } from '../../src/chain/token-metadata.js';
+import type { Address, Hex } from '../../src/model.js';
+import { type Recording, startReplayNode } from '../support/replay-node.js';
+
+const fixtures = new URL('../fixtures/ethereum-etl/', import.meta.url);
+
+/** The eth_call answers recorded for a case, as a node answers them (file names encode the call). */
+function recordedCalls(folder: string): Recording[] {
+  return readdirSync(new URL(folder, fixtures)).map((file) => {
+    const [, data, to] = /eth_call_data_(0x[0-9a-f]{8})_to_(0x[0-9a-f]{40})_latest/.exec(file)!;
+    const { result } = JSON.parse(readFileSync(new URL(`${folder}/${file}`, fixtures), 'utf8')) as { result: Hex };
+    return { method: 'eth_call', params: [{ to, data }, 'latest'], result };
+  });
+}
+
+const cases = ['token_with_alternative_return_type', 'token_with_invalid_data', 'blocks_2112234_2112234'];
+
+test('mainnet recordings: a bytes32 symbol, a string padded with NULs, empty strings', async () => {
+  const node = await startReplayNode(cases.flatMap(recordedCalls));
+  try {
+    const client = createRpcClient({ url: node.url, retryCount: 0 });
+    const read = (token: Address) => readTokenMetadata(client, token);
+    assert.deepEqual(await read('0x86fa049857e0209aa7d9e616f7eb3b3b78ecfdb0'), {
+      name: null, // a bytes32 of zeros
+      symbol: 'EOS',
+      decimals: 18n,
+      totalSupply: 10n ** 27n,
+    });
+    assert.deepEqual(await read('0xf763be8b3263c268e9789abfb3934564a7b80054'), {
+      name: 'ETH',
+      symbol: 'ETH',
+      decimals: 18n,
+      totalSupply: 0x5add4e0373b9e400n,
+    });
+    assert.deepEqual(await read('0xdbdacfc9eb9d42559ac1efbdb40460c728139e6a'), {
+      name: null,
+      symbol: null,
+      decimals: 0n,
+      totalSupply: 0n,
+    });
+  } finally {
+    await node.stop();
+  }
+});
+
+test('a contract the node does not answer for, or a node that does not answer, gives nulls', async () => {
+  const nulls = { name: null, symbol: null, decimals: null, totalSupply: null };
+  const unknown = await startReplayNode(recordedCalls(cases[0]!));
+  const silent = await startReplayNode([], { faults: ['no-answer', 'no-answer', 'no-answer', 'no-answer'] });
+  try {
+    const token: Address = '0x00000000000000000000000000000000000000aa';
+    assert.deepEqual(await readTokenMetadata(createRpcClient({ url: unknown.url, retryCount: 0 }), token), nulls);
+    const started = Date.now();
+    assert.deepEqual(await readTokenMetadata(createRpcClient({ url: silent.url, timeoutMs: 300, retryCount: 0 }), token), nulls);
+    assert.ok(Date.now() - started < 5_000);
+  } finally {
+    await Promise.all([unknown.stop(), silent.stop()]);
+  }
+});

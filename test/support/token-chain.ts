@@ -1,0 +1,112 @@
+import { createPublicClient, createWalletClient, decodeEventLog, http, parseAbi, toEventSelector, type Address, type Hex } from 'viem';
+import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
+import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
+import { DemoERC1155 } from '../../src/demo/artifacts.js';
+import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
+import { startIndexer } from '../../src/indexer/indexer.js';
+import type { TestDatabase } from './database.js';
+import { testIndexerOptions } from './indexer-options.js';
+
+/**
+ * The demo scenario on anvil, plus an ERC-1155 batch of 60 ids minted to carol and sent on to dave
+ * (so that pages end inside a batch), indexed into a test database; and every token transfer the node
+ * reports, decoded here with viem, independently of Sextant's decoder.
+ */
+
+export const transferEvents = parseAbi([
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)',
+  'event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)',
+]);
+const erc721Transfer = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)']);
+const transferTopic = toEventSelector(erc721Transfer[0]);
+
+export const batchIds = Array.from({ length: 60 }, (_, i) => 100n + BigInt(i));
+
+export interface NodeTransfer {
+  blockNumber: number;
+  logIndex: number;
+  batchIndex: number;
+  token: Address;
+  type: 'ERC-20' | 'ERC-721' | 'ERC-1155';
+  from: Address;
+  to: Address;
+  tokenId: bigint | null;
+  value: bigint;
+}
+
+export interface TokenChain {
+  anvil: AnvilNode;
+  client: RpcClient;
+  scenario: ScenarioResult;
+  transfers: NodeTransfer[];
+}
+
+async function sendBatches(rpcUrl: string, scenario: ScenarioResult): Promise<void> {
+  const { carol, dave, deployer } = scenario.accounts;
+  const wallet = createWalletClient({ transport: http(rpcUrl) });
+  const call = { address: scenario.contracts.erc1155, abi: DemoERC1155.abi, chain: null } as const;
+  const ones = batchIds.map(() => 1n);
+  const mint = await wallet.writeContract({ ...call, account: deployer, functionName: 'mintBatch', args: [carol, batchIds, ones, '0x'] });
+  const send = await wallet.writeContract({
+    ...call,
+    account: carol,
+    functionName: 'safeBatchTransferFrom',
+    args: [carol, dave, batchIds, ones, '0x'],
+  });
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  for (const hash of [mint, send]) await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+}
+
+interface RpcLog {
+  address: Address;
+  topics: [Hex, ...Hex[]];
+  data: Hex;
+  blockNumber: Hex;
+  logIndex: Hex;
+}
+
+async function nodeTransfers(client: RpcClient): Promise<NodeTransfer[]> {
+  const logs = await client.request<RpcLog[]>('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]);
+  const transfers: NodeTransfer[] = [];
+  for (const log of logs) {
+    const position = { blockNumber: Number(log.blockNumber), logIndex: Number(log.logIndex), token: log.address };
+    const abi = log.topics[0] === transferTopic && log.topics.length === 4 ? erc721Transfer : transferEvents;
+    let event;
+    try {
+      event = decodeEventLog({ abi, topics: log.topics, data: log.data });
+    } catch {
+      continue;
+    }
+    const args = event.args as Record<string, unknown>;
+    if (event.eventName === 'Transfer' && 'tokenId' in args) {
+      transfers.push({ ...position, batchIndex: 0, type: 'ERC-721', from: args.from as Address, to: args.to as Address, tokenId: args.tokenId as bigint, value: 1n });
+    } else if (event.eventName === 'Transfer') {
+      transfers.push({ ...position, batchIndex: 0, type: 'ERC-20', from: args.from as Address, to: args.to as Address, tokenId: null, value: args.value as bigint });
+    } else if (event.eventName === 'TransferSingle') {
+      transfers.push({ ...position, batchIndex: 0, type: 'ERC-1155', from: args.from as Address, to: args.to as Address, tokenId: args.id as bigint, value: args.value as bigint });
+    } else if (event.eventName === 'TransferBatch') {
+      const ids = args.ids as bigint[];
+      const values = args.values as bigint[];
+      ids.forEach((id, batchIndex) =>
+        transfers.push({ ...position, batchIndex, type: 'ERC-1155', from: args.from as Address, to: args.to as Address, tokenId: id, value: values[batchIndex]! }),
+      );
+    }
+  }
+  return transfers.map((t) => ({ ...t, token: t.token.toLowerCase() as Address, from: t.from.toLowerCase() as Address, to: t.to.toLowerCase() as Address }));
+}
+
+export async function startTokenChain(): Promise<TokenChain> {
+  const anvil = await startAnvil();
+  const scenario = await runScenario(anvil.rpcUrl);
+  await sendBatches(anvil.rpcUrl, scenario);
+  const client = createRpcClient({ url: anvil.rpcUrl });
+  return { anvil, client, scenario, transfers: await nodeTransfers(client) };
+}
+
+/** Indexes the whole chain into the database. */
+export async function indexTokenChain(chain: TokenChain, db: TestDatabase): Promise<void> {
+  const head = BigInt(await chain.client.request<string>('eth_blockNumber', []));
+  const indexer = startIndexer(await testIndexerOptions(db, chain.client, head));
+  await indexer.done;
+}
