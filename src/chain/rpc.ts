@@ -17,6 +17,8 @@ export interface RpcClient {
    * RpcError of the first call the node refused.
    */
   batch<T>(calls: readonly RpcCall[]): Promise<T[]>;
+  /** As batch, but each call settles on its own: its result, or the RpcError the node refused it with. */
+  batchSettled<T>(calls: readonly RpcCall[]): Promise<(T | RpcError)[]>;
 }
 
 export interface RpcClientOptions {
@@ -76,11 +78,10 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
   /**
    * Sends `calls` until each has a result or a JSON-RPC error; transient failures and rate-limited
-   * calls are sent again. Returns the results, or throws the first call's refusal.
+   * calls are sent again. Returns each call's result or refusal.
    */
-  async function exchange(calls: readonly RpcCall[], asBatch: boolean): Promise<unknown[]> {
-    const results: unknown[] = new Array(calls.length);
-    const refusals: (RpcError | undefined)[] = new Array(calls.length);
+  async function exchange(calls: readonly RpcCall[], asBatch: boolean): Promise<Outcome[]> {
+    const outcomes: Outcome[] = new Array(calls.length);
     let open = calls.map((_, index) => index);
     let attempts = 0;
     const attempt = async () => {
@@ -93,7 +94,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       open = open.filter((index, k) => {
         const answer = answers[k] as Answer;
         if ('result' in answer) {
-          results[index] = answer.result;
+          outcomes[index] = { result: answer.result };
           return false;
         }
         const refusal = new RpcError((calls[index] as RpcCall).method, answer.error.code, answer.error.message, answer.error.data);
@@ -101,7 +102,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           rateLimited = refusal;
           return true;
         }
-        refusals[index] = refusal;
+        outcomes[index] = { refusal };
         return false;
       });
       if (rateLimited) throw new RateLimitedError(rateLimited);
@@ -115,27 +116,44 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     } catch (error) {
       throw new NodeUnavailableError(url, attempts, describeFailure(error, timeoutMs), { cause: error });
     }
-    const refusal = refusals.find((candidate) => candidate !== undefined);
-    if (refusal) throw refusal;
-    return results;
+    return outcomes;
+  }
+
+  /** One HTTP batch per `batchSize` calls, one after another, stopping at the first refusal when asked to. */
+  async function exchangeChunks(calls: readonly RpcCall[], stopOnRefusal: boolean): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    // Chunks go one after another: the caller decides how much to ask for at once, and a node
+    // should not see more than one batch of this call in flight.
+    for (let start = 0; start < calls.length; start += batchSize) {
+      outcomes.push(...(await exchange(calls.slice(start, start + batchSize), true)));
+      if (stopOnRefusal && outcomes.some((outcome) => 'refusal' in outcome)) break;
+    }
+    return outcomes;
   }
 
   return {
     url,
     async request<T>(method: string, params: unknown[]): Promise<T> {
-      const [result] = await exchange([{ method, params }], false);
+      const [result] = resultsOrFirstRefusal(await exchange([{ method, params }], false));
       return result as T;
     },
     async batch<T>(calls: readonly RpcCall[]): Promise<T[]> {
-      const results: unknown[] = [];
-      // Chunks go one after another: the caller decides how much to ask for at once, and a node
-      // should not see more than one batch of this call in flight.
-      for (let start = 0; start < calls.length; start += batchSize) {
-        results.push(...(await exchange(calls.slice(start, start + batchSize), true)));
-      }
-      return results as T[];
+      return resultsOrFirstRefusal(await exchangeChunks(calls, true)) as T[];
+    },
+    async batchSettled<T>(calls: readonly RpcCall[]): Promise<(T | RpcError)[]> {
+      return (await exchangeChunks(calls, false)).map((outcome) => ('result' in outcome ? (outcome.result as T) : outcome.refusal));
     },
   };
+}
+
+/** What one call came to: a result, or the node's refusal. */
+type Outcome = { result: unknown } | { refusal: RpcError };
+
+function resultsOrFirstRefusal(outcomes: readonly Outcome[]): unknown[] {
+  return outcomes.map((outcome) => {
+    if ('refusal' in outcome) throw outcome.refusal;
+    return outcome.result;
+  });
 }
 
 type Answer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };

@@ -1,6 +1,6 @@
 import { decodeAbiParameters, hexToBytes, type Hex as ViemHex } from 'viem';
 import type { Address, Hex } from '../model.js';
-import type { RpcClient } from './rpc.js';
+import type { ContractCaller } from './contract-calls.js';
 
 /** What a token contract says about itself; null where it reverted, answered garbage or did not answer. */
 export interface TokenMetadata {
@@ -51,27 +51,33 @@ export function decodeUint(data: Hex, max?: bigint): bigint | null {
   return max !== undefined && value > max ? null : value;
 }
 
-async function call(client: RpcClient, to: Address, data: Hex): Promise<Hex | null> {
-  try {
-    const result = await client.request<unknown>('eth_call', [{ to, data }, 'latest']);
-    return typeof result === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(result) ? (result as Hex) : null;
-  } catch {
-    return null;
-  }
+const fields = ['name', 'symbol', 'decimals', 'totalSupply'] as const;
+
+/** Reads the name, symbol, decimals and total supply of each token, all the calls at once. */
+export async function readTokenMetadata(caller: ContractCaller, tokens: readonly Address[]): Promise<Map<Address, TokenMetadata>> {
+  const answers = await caller.call(tokens.flatMap((to) => fields.map((field) => ({ to, data: selectors[field] }))));
+  return new Map(
+    tokens.map((token, i) => {
+      const answer = (field: (typeof fields)[number]) => answers[i * fields.length + fields.indexOf(field)] ?? null;
+      const decoded = <T>(field: (typeof fields)[number], decode: (data: Hex) => T | null) => {
+        const data = answer(field);
+        return data === null ? null : decode(data);
+      };
+      return [
+        token,
+        {
+          name: decoded('name', decodeText),
+          symbol: decoded('symbol', decodeText),
+          decimals: decoded('decimals', (data) => decodeUint(data, MAX_DECIMALS)),
+          totalSupply: decoded('totalSupply', decodeUint),
+        },
+      ];
+    }),
+  );
 }
 
-/** Reads one token's name, symbol, decimals and total supply, the four calls at once. */
-export async function readTokenMetadata(client: RpcClient, token: Address): Promise<TokenMetadata> {
-  const [name, symbol, decimals, totalSupply] = await Promise.all([
-    call(client, token, selectors.name),
-    call(client, token, selectors.symbol),
-    call(client, token, selectors.decimals),
-    call(client, token, selectors.totalSupply),
-  ]);
-  return {
-    name: name === null ? null : decodeText(name),
-    symbol: symbol === null ? null : decodeText(symbol),
-    decimals: decimals === null ? null : decodeUint(decimals, MAX_DECIMALS),
-    totalSupply: totalSupply === null ? null : decodeUint(totalSupply),
-  };
+/** Reads each token's total supply again; null where the call fails. */
+export async function readTotalSupplies(caller: ContractCaller, tokens: readonly Address[]): Promise<(bigint | null)[]> {
+  const answers = await caller.call(tokens.map((to) => ({ to, data: selectors.totalSupply })));
+  return answers.map((answer) => (answer === null ? null : decodeUint(answer)));
 }

@@ -5,7 +5,8 @@ import { hexToBuffer } from './encode.js';
 /**
  * Keeps what token transfers imply in step with them, inside the writer's transaction: token rows,
  * current balances (deltas aggregated per holder, token and id), holders_count (from the holders that
- * start or stop holding), and ERC-721 owners. Applied with direction -1 it undoes the same transfers,
+ * start or stop holding), ERC-721 owners, and the marks that send a token whose supply moved back to
+ * the metadata stage. Applied with direction -1 it undoes the same transfers,
  * which is how retracted blocks are reverted.
  */
 
@@ -167,19 +168,41 @@ async function recordInstances(client: PoolClient, transfers: readonly TokenTran
   );
 }
 
+/**
+ * Marks the tokens that these transfers mint or burn, for the metadata stage to read their total supply
+ * again. ERC-1155 contracts have no totalSupply() and are not marked.
+ */
+async function markSupplyChanges(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+  const changed = [
+    ...new Set(
+      transfers
+        .filter((t) => t.tokenType !== 'ERC-1155' && (t.from === ZERO_ADDRESS || t.to === ZERO_ADDRESS))
+        .map((t) => t.tokenAddress),
+    ),
+  ].sort();
+  if (changed.length === 0) return;
+  await client.query(
+    `UPDATE tokens SET supply_mark = nextval('token_supply_marks') WHERE address = ANY($1::bytea[])`,
+    [changed.map(hexToBuffer)],
+  );
+}
+
 /** Records the tokens, balances, holder counts and owners that newly written transfers imply. */
 export async function applyTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   await recordTokens(client, transfers);
   await applyBalances(client, transfers, 1n);
   await recordInstances(client, transfers);
+  await markSupplyChanges(client, transfers);
 }
 
 /**
- * Reverts what removed transfers implied: balances and holder counts by the opposite deltas, and each
- * affected ERC-721 owner from the latest transfer still indexed (null when none is left).
+ * Reverts what removed transfers implied: balances and holder counts by the opposite deltas, supply
+ * marks for the mints and burns removed, and each affected ERC-721 owner from the latest transfer
+ * still indexed (null when none is left).
  */
 export async function revertTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   await applyBalances(client, transfers, -1n);
+  await markSupplyChanges(client, transfers);
   const owned = transfers.filter((t) => t.tokenId !== null && t.tokenType !== 'ERC-1155');
   if (owned.length === 0) return;
   await client.query(

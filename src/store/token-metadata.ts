@@ -31,3 +31,39 @@ export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, T
     ],
   );
 }
+
+/** A token whose mints or burns were written after its total supply was read, with the mark they left. */
+export interface SupplyMark {
+  address: Address;
+  mark: bigint;
+}
+
+/** Tokens marked for a total-supply refresh, among those whose contract has been read once. */
+export async function findTokensWithSupplyMarks(pool: Pool, limit: number): Promise<SupplyMark[]> {
+  const { rows } = await pool.query<{ address: Buffer; mark: string }>(
+    `SELECT address, supply_mark AS mark FROM tokens
+     WHERE supply_mark IS NOT NULL AND metadata_fetched_at IS NOT NULL ORDER BY address LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => ({ address: bufferToHex(r.address), mark: BigInt(r.mark) }));
+}
+
+/**
+ * Stores the total supplies read for marked tokens; a null (the call failed) keeps the previous value.
+ * Clears each mark only if it is still the one read under: a block written meanwhile leaves its own.
+ */
+export async function saveTotalSupplies(pool: Pool, read: readonly (SupplyMark & { totalSupply: bigint | null })[]): Promise<void> {
+  const entries = [...read].sort((a, b) => a.address.localeCompare(b.address));
+  if (entries.length === 0) return;
+  await pool.query(
+    `UPDATE tokens SET total_supply = coalesce(s.total_supply, tokens.total_supply),
+       supply_mark = CASE WHEN tokens.supply_mark = s.mark THEN NULL ELSE tokens.supply_mark END
+     FROM unnest($1::bytea[], $2::bigint[], $3::numeric[]) AS s(address, mark, total_supply)
+     WHERE tokens.address = s.address`,
+    [
+      entries.map((e) => hexToBuffer(e.address)),
+      entries.map((e) => e.mark.toString()),
+      entries.map((e) => e.totalSupply?.toString() ?? null),
+    ],
+  );
+}

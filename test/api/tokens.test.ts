@@ -7,7 +7,7 @@ import { startNftMetadataStage } from '../../src/indexer/nft-metadata-stage.js';
 import { startTokenMetadataStage } from '../../src/indexer/token-metadata-stage.js';
 import { type TestDatabase, bytea, createTestDatabase } from '../support/database.js';
 import { expectedAddressInfo } from '../support/expected-json.js';
-import { type NodeTransfer, type TokenChain, batchIds, indexTokenChain, startTokenChain } from '../support/token-chain.js';
+import { type NodeTransfer, type TokenChain, batchIds, indexTokenChain, repeatedId, startTokenChain } from '../support/token-chain.js';
 import { type RunningApi, assertFullPages, collectList, queryString, startApi } from './http.js';
 
 let chain: TokenChain;
@@ -120,14 +120,25 @@ test('E8: an ERC-20 mint, an ERC-721 transfer and an ERC-1155 batch item render 
   assert.equal(batchItem.method, '0x2eb2c2d6');
 });
 
+/**
+ * The node's transfers of one NFT id, newest first, as E4 lists them: the entries of one batch that
+ * list the id more than once are one, with their amounts summed, at the first entry's position.
+ */
+function instanceTransfers(token: Address, id: bigint): NodeTransfer[] {
+  const squashed = new Map<string, NodeTransfer>();
+  for (const t of chain.transfers.filter((t) => t.token === token.toLowerCase() && t.tokenId === id)) {
+    const key = `${t.blockNumber}:${t.logIndex}`;
+    const seen = squashed.get(key);
+    squashed.set(key, seen === undefined ? t : { ...seen, batchIndex: Math.min(seen.batchIndex, t.batchIndex), value: seen.value + t.value });
+  }
+  return [...squashed.values()].sort(newestFirst);
+}
+
 test('E4: the transfers of one NFT, its deprecation headers, and 404s for unknown and fungible tokens', async () => {
   const { erc20, erc721, erc1155 } = chain.scenario.contracts;
   const instancePath = (token: string, id: string) => `/api/v2/tokens/${token}/instances/${id}/transfers`;
-  for (const [token, id] of [[erc721, 1n], [erc721, 3n], [erc1155, 2n], [erc1155, 130n]] as const) {
-    const expected = chain.transfers
-      .filter((t) => t.token === token.toLowerCase() && t.tokenId === id)
-      .sort(newestFirst)
-      .map(keyOfTransfer);
+  for (const [token, id] of [[erc721, 1n], [erc721, 3n], [erc1155, 2n], [erc1155, 130n], [erc1155, repeatedId]] as const) {
+    const expected = instanceTransfers(token, id).map(keyOfTransfer);
     const response = await api.get(instancePath(token, id.toString()));
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('deprecation'), '@1767225600');
@@ -164,6 +175,31 @@ test('E4: pages through a long history with its keyset, token_id included', asyn
     })}`,
   );
   assert.deepEqual(rest.body.items.map(keyOfItem), [keyOfItem(first[1])]);
+});
+
+test('E4: entries of one ERC-1155 batch that list the id twice are one item with the summed amount, paged by its key', async () => {
+  const { erc1155 } = chain.scenario.contracts;
+  const { carol, dave } = chain.scenario.accounts;
+  const entries = chain.transfers.filter((t) => t.token === erc1155.toLowerCase() && t.tokenId === repeatedId);
+  assert.equal(entries.length, 4, 'two batches, each listing the id twice');
+  const path = `/api/v2/tokens/${erc1155}/instances/${repeatedId}/transfers`;
+  const { items } = (await api.get(path)).body;
+  assert.deepEqual(
+    items.map((i: any) => [i.type, i.from.hash, i.to.hash, i.total.value]),
+    [
+      ['token_transfer', getAddress(carol), getAddress(dave), '6'],
+      ['token_minting', zero, getAddress(carol), '6'],
+    ],
+  );
+  // Paging from the squashed send gives the mint alone, and from the mint nothing.
+  const key = (item: any) => {
+    const entry = instanceTransfers(erc1155, repeatedId).find((t) => t.blockNumber === item.block_number && t.logIndex === item.log_index)!;
+    return { block_number: item.block_number, index: item.log_index, batch_index: entry.batchIndex, token_id: String(repeatedId) };
+  };
+  const second = (await api.get(`${path}${queryString(key(items[0]))}`)).body;
+  assert.deepEqual(second.items.map(keyOfItem), [keyOfItem(items[1])]);
+  const third = (await api.get(`${path}${queryString(key(items[1]))}`)).body;
+  assert.deepEqual(third, { items: [], next_page_params: null });
 });
 
 test('422s name the parameter: type, filter, token, paging members, token id and address', async () => {

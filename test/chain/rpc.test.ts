@@ -79,6 +79,20 @@ test('in a batch, the first refused call rejects the whole batch with its RpcErr
   assert.equal(node.httpRequests.length, 1);
 });
 
+test('batchSettled answers each call on its own: results, and RpcErrors for the refused ones', async (t) => {
+  const node = await startReplayNode(recordings);
+  t.after(() => node.stop());
+  const client = createRpcClient({ url: node.url, batchSize: 2, ...fastRetries });
+  const answers = await client.batchSettled([
+    { method: 'trace_block', params: ['0x1'] },
+    { method: 'eth_getBlockByNumber', params: ['0x1', false] },
+    { method: 'eth_blockNumber', params: [] },
+  ]);
+  assert.ok(answers[0] instanceof RpcError && answers[0].method === 'trace_block');
+  assert.deepEqual(answers.slice(1), [{ number: '0x1' }, '0x112a880']);
+  assert.equal(node.httpRequests.length, 2, 'a refusal does not stop the later chunks');
+});
+
 test('transient failures are retried until the node answers', async (t) => {
   const node = await startReplayNode(recordings, {
     faults: ['http-503', 'malformed-json', 'connection-reset', 'http-429'],

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createContractCaller } from '../../src/chain/contract-calls.js';
 import { createRpcClient } from '../../src/chain/rpc.js';
 import { readTokenMetadata } from '../../src/chain/token-metadata.js';
 import type { Address, Hex } from '../../src/model.js';
@@ -22,26 +23,31 @@ const cases = ['token_with_alternative_return_type', 'token_with_invalid_data', 
 test('mainnet recordings: a bytes32 symbol, a string padded with NULs, empty strings', async () => {
   const node = await startReplayNode(cases.flatMap(recordedCalls));
   try {
-    const client = createRpcClient({ url: node.url, retryCount: 0 });
-    const read = (token: Address) => readTokenMetadata(client, token);
-    assert.deepEqual(await read('0x86fa049857e0209aa7d9e616f7eb3b3b78ecfdb0'), {
+    const caller = createContractCaller(createRpcClient({ url: node.url, retryCount: 0 }));
+    const eos: Address = '0x86fa049857e0209aa7d9e616f7eb3b3b78ecfdb0';
+    const eth: Address = '0xf763be8b3263c268e9789abfb3934564a7b80054';
+    const empty: Address = '0xdbdacfc9eb9d42559ac1efbdb40460c728139e6a';
+    const read = await readTokenMetadata(caller, [eos, eth, empty]);
+    assert.deepEqual(read.get(eos), {
       name: null, // a bytes32 of zeros
       symbol: 'EOS',
       decimals: 18n,
       totalSupply: 10n ** 27n,
     });
-    assert.deepEqual(await read('0xf763be8b3263c268e9789abfb3934564a7b80054'), {
+    assert.deepEqual(read.get(eth), {
       name: 'ETH',
       symbol: 'ETH',
       decimals: 18n,
       totalSupply: 0x5add4e0373b9e400n,
     });
-    assert.deepEqual(await read('0xdbdacfc9eb9d42559ac1efbdb40460c728139e6a'), {
+    assert.deepEqual(read.get(empty), {
       name: null,
       symbol: null,
       decimals: 0n,
       totalSupply: 0n,
     });
+    // This node has no eth_getCode, so no Multicall3: the twelve calls go in one JSON-RPC batch.
+    assert.deepEqual(node.httpRequests, [{ calls: 1, batch: false }, { calls: 12, batch: true }]);
   } finally {
     await node.stop();
   }
@@ -53,9 +59,11 @@ test('a contract the node does not answer for, or a node that does not answer, g
   const silent = await startReplayNode([], { faults: ['no-answer', 'no-answer', 'no-answer', 'no-answer'] });
   try {
     const token: Address = '0x00000000000000000000000000000000000000aa';
-    assert.deepEqual(await readTokenMetadata(createRpcClient({ url: unknown.url, retryCount: 0 }), token), nulls);
+    const read = async (url: string, timeoutMs?: number) =>
+      (await readTokenMetadata(createContractCaller(createRpcClient({ url, timeoutMs, retryCount: 0 })), [token])).get(token);
+    assert.deepEqual(await read(unknown.url), nulls);
     const started = Date.now();
-    assert.deepEqual(await readTokenMetadata(createRpcClient({ url: silent.url, timeoutMs: 300, retryCount: 0 }), token), nulls);
+    assert.deepEqual(await read(silent.url, 300), nulls);
     assert.ok(Date.now() - started < 5_000);
   } finally {
     await Promise.all([unknown.stop(), silent.stop()]);

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Address, BlockBundle, TokenTransferRecord, TokenType } from '../../src/model.js';
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
+import { findTokensWithSupplyMarks, saveTotalSupplies } from '../../src/store/token-metadata.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
@@ -123,4 +124,46 @@ test('batches written out of order leave each NFT with the owner of its latest t
   assert.equal(await owner(art, 9n), bob);
   assert.ok((await balances()).includes(`${hex(bob)} ${hex(art)} 1`));
   assert.ok(!(await balances()).some((row) => row.startsWith(`${hex(alice)} ${hex(art)}`)));
+});
+
+test('mints and burns mark a token for a supply refresh; the refresh clears only the mark it read under', async () => {
+  const gold = syntheticAddress('gold');
+  const chain = syntheticChain({ from: 60n, to: 63n, transactionsPerBlock: () => 1, salt: 'supply' });
+  const bundles = withTransfers(chain, [
+    [[gold, 'ERC-20', zero, alice, 10n, null], [items, 'ERC-1155', zero, alice, 1n, 5n]],
+    [[gold, 'ERC-20', alice, bob, 4n, null]],
+    [[gold, 'ERC-20', bob, zero, 1n, null]],
+    [[gold, 'ERC-20', alice, bob, 1n, null]],
+  ]);
+  const mark = async (token: Address) =>
+    (await db.pool.query<{ mark: string | null }>('SELECT supply_mark::text AS mark FROM tokens WHERE address = $1', [Buffer.from(hex(token), 'hex')]))
+      .rows[0]!.mark;
+  const supply = async () =>
+    (await db.pool.query<{ s: string | null }>('SELECT total_supply::text AS s FROM tokens WHERE address = $1', [Buffer.from(hex(gold), 'hex')])).rows[0]!.s;
+  const goldMark = async () => (await findTokensWithSupplyMarks(db.pool, 10)).find((t) => t.address === gold);
+  // Only tokens read once are refreshed; the metadata stage's first read covers the others.
+  await writeBlockBundles(db.pool, bundles.slice(0, 2));
+  assert.notEqual(await mark(gold), null);
+  assert.equal(await goldMark(), undefined);
+  await db.pool.query('UPDATE tokens SET metadata_fetched_at = now(), total_supply = 10');
+  const seen = await goldMark();
+  assert.equal(await mark(items), null, 'ERC-1155 contracts have no totalSupply()');
+
+  // A burn written while the stage reads: its mark outlives the stage's save.
+  await writeBlockBundles(db.pool, bundles.slice(2, 3));
+  await saveTotalSupplies(db.pool, [{ ...seen!, totalSupply: 10n }]);
+  assert.notEqual(await mark(gold), null);
+  const again = await goldMark();
+  await saveTotalSupplies(db.pool, [{ ...again!, totalSupply: 9n }]);
+  assert.equal(await mark(gold), null);
+  assert.equal(await supply(), '9');
+
+  // A plain transfer does not mark; retracting a burn does, and a failed read keeps the value.
+  await writeBlockBundles(db.pool, bundles.slice(3));
+  assert.equal(await mark(gold), null);
+  await retractBlocksFrom(db.pool, 62n);
+  const retracted = await goldMark();
+  await saveTotalSupplies(db.pool, [{ ...retracted!, totalSupply: null }]);
+  assert.equal(await supply(), '9');
+  assert.equal(await mark(gold), null);
 });

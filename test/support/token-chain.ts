@@ -9,7 +9,8 @@ import { testIndexerOptions } from './indexer-options.js';
 
 /**
  * The demo scenario on anvil, plus an ERC-1155 batch of 60 ids minted to carol and sent on to dave
- * (so that pages end inside a batch), indexed into a test database; and every token transfer the node
+ * (so that pages end inside a batch), and batches that list an id twice (minted to carol, sent on to
+ * dave), indexed into a test database; and every token transfer the node
  * reports, decoded here with viem, independently of Sextant's decoder.
  */
 
@@ -22,6 +23,11 @@ const erc721Transfer = parseAbi(['event Transfer(address indexed from, address i
 const transferTopic = toEventSelector(erc721Transfer[0]);
 
 export const batchIds = Array.from({ length: 60 }, (_, i) => 100n + BigInt(i));
+
+/** The id that the batches below list twice each, with the other id and the amounts of each entry. */
+export const repeatedId = 7n;
+const repeatedMint = { ids: [repeatedId, 8n, repeatedId], amounts: [2n, 3n, 4n] };
+const repeatedSend = { ids: [repeatedId, repeatedId, 8n], amounts: [1n, 5n, 3n] };
 
 export interface NodeTransfer {
   blockNumber: number;
@@ -54,8 +60,20 @@ async function sendBatches(rpcUrl: string, scenario: ScenarioResult): Promise<vo
     functionName: 'safeBatchTransferFrom',
     args: [carol, dave, batchIds, ones, '0x'],
   });
+  const mintRepeated = await wallet.writeContract({
+    ...call,
+    account: deployer,
+    functionName: 'mintBatch',
+    args: [carol, repeatedMint.ids, repeatedMint.amounts, '0x'],
+  });
+  const sendRepeated = await wallet.writeContract({
+    ...call,
+    account: carol,
+    functionName: 'safeBatchTransferFrom',
+    args: [carol, dave, repeatedSend.ids, repeatedSend.amounts, '0x'],
+  });
   const client = createPublicClient({ transport: http(rpcUrl) });
-  for (const hash of [mint, send]) await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+  for (const hash of [mint, send, mintRepeated, sendRepeated]) await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
 }
 
 interface RpcLog {

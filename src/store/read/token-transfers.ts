@@ -120,7 +120,12 @@ export async function listAddressTokenTransfers(
   return readTransfers(db, `SELECT * FROM (${sides.join(' UNION ')}) u ORDER BY ${order} LIMIT ${limitParam}`, params);
 }
 
-/** E4: the transfers of one NFT id, newest first. */
+/**
+ * E4: the transfers of one NFT id, newest first. As in Blockscout, the entries of one ERC-1155 batch
+ * that list the id more than once (one log: the same id, sender and recipient) are one item with their
+ * amounts summed, keyed by the first entry's batch_index: a page that ends on it leaves the rest of
+ * that log behind the keyset too.
+ */
 export async function listInstanceTokenTransfers(
   db: Db,
   token: Hex,
@@ -136,7 +141,11 @@ export async function listInstanceTokenTransfers(
   ];
   return readTransfers(
     db,
-    `SELECT tt.* FROM token_transfers tt WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT ${params.add(limit)}`,
+    `SELECT tt.block_number, tt.log_index, min(tt.batch_index) AS batch_index, tt.block_hash, tt.transaction_hash,
+            tt.token_address, tt.from_address, tt.to_address, sum(tt.amount) AS amount, tt.token_id
+     FROM token_transfers tt WHERE ${conditions.join(' AND ')}
+     GROUP BY tt.block_number, tt.log_index, tt.block_hash, tt.transaction_hash, tt.token_address, tt.from_address, tt.to_address, tt.token_id
+     ORDER BY ${order} LIMIT ${params.add(limit)}`,
     params,
   );
 }

@@ -1,0 +1,91 @@
+import { decodeFunctionResult, encodeFunctionData, multicall3Abi, type Hex as ViemHex } from 'viem';
+import type { Address, Hex } from '../model.js';
+import { RpcError } from './errors.js';
+import type { RpcClient } from './rpc.js';
+
+/** Where chains deploy Multicall3, the same address on every chain that has it. */
+export const MULTICALL3_ADDRESS: Address = '0xca11bde05977b3631167028862be2a173976ca11';
+
+export interface ContractCall {
+  to: Address;
+  data: Hex;
+}
+
+/**
+ * Read-only contract calls at the latest block, many at once: one eth_call to Multicall3's aggregate3
+ * where the chain has it, else a JSON-RPC batch of eth_calls. Each answer is the call's return data,
+ * or null where that call reverted or the node did not answer; one call failing never fails another.
+ */
+export interface ContractCaller {
+  call(calls: readonly ContractCall[]): Promise<(Hex | null)[]>;
+}
+
+const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
+
+/** Return data as the node gave it, or null unless it is well-formed hex bytes. */
+const returnData = (answer: unknown): Hex | null => (typeof answer === 'string' && HEX_DATA.test(answer) ? (answer as Hex) : null);
+
+/** One JSON-RPC batch; a call the node refuses (a revert) answers null, a node that does not answer nulls for all. */
+async function callInBatch(client: RpcClient, calls: readonly ContractCall[]): Promise<(Hex | null)[]> {
+  try {
+    const answers = await client.batchSettled<unknown>(calls.map(({ to, data }) => ({ method: 'eth_call', params: [{ to, data }, 'latest'] })));
+    return answers.map((answer) => (answer instanceof RpcError ? null : returnData(answer)));
+  } catch {
+    return calls.map(() => null);
+  }
+}
+
+/**
+ * One eth_call to aggregate3, each call allowed to fail on its own. Undefined when the node refuses
+ * the aggregate itself or answers what is not aggregate3's result: the batch then asks instead.
+ */
+async function callThroughMulticall3(client: RpcClient, calls: readonly ContractCall[]): Promise<(Hex | null)[] | undefined> {
+  const data = encodeFunctionData({
+    abi: multicall3Abi,
+    functionName: 'aggregate3',
+    args: [calls.map(({ to, data }) => ({ target: to, allowFailure: true, callData: data }))],
+  });
+  let answer: unknown;
+  try {
+    answer = await client.request<unknown>('eth_call', [{ to: MULTICALL3_ADDRESS, data }, 'latest']);
+  } catch (error) {
+    if (error instanceof RpcError) return undefined;
+    return calls.map(() => null);
+  }
+  const aggregate = returnData(answer);
+  if (aggregate === null) return undefined;
+  try {
+    const results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: aggregate as ViemHex });
+    if (results.length !== calls.length) return undefined;
+    return results.map((result) => (result.success ? (result.returnData as Hex) : null));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A caller for one node. Whether the chain has Multicall3 is asked once (eth_getCode at its address);
+ * a node that does not answer that question is asked again next time.
+ */
+export function createContractCaller(client: RpcClient): ContractCaller {
+  let hasMulticall3: boolean | undefined;
+  const detectMulticall3 = async (): Promise<boolean> => {
+    if (hasMulticall3 === undefined) {
+      try {
+        const code = await client.request<unknown>('eth_getCode', [MULTICALL3_ADDRESS, 'latest']);
+        hasMulticall3 = typeof code === 'string' && code !== '0x' && HEX_DATA.test(code);
+      } catch (error) {
+        if (!(error instanceof RpcError)) return false;
+        hasMulticall3 = false;
+      }
+    }
+    return hasMulticall3;
+  };
+  return {
+    async call(calls) {
+      if (calls.length === 0) return [];
+      const aggregated = (await detectMulticall3()) ? await callThroughMulticall3(client, calls) : undefined;
+      return aggregated ?? callInBatch(client, calls);
+    },
+  };
+}
