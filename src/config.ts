@@ -7,6 +7,8 @@ export interface Config {
   /** Null runs the demo chain. */
   rpcUrl: string | null;
   traceUrl: string | null;
+  /** The node's websocket, for new heads; null polls. */
+  wsUrl: string | null;
   variant: Variant | null;
   /** Null runs the embedded PostgreSQL in dataDir. */
   databaseUrl: string | null;
@@ -37,6 +39,7 @@ export interface Setting {
 export const settings: readonly Setting[] = [
   { env: 'ETHEREUM_JSONRPC_HTTP_URL', flag: 'rpc-url', key: 'rpcUrl', description: 'JSON-RPC HTTP URL of the node (unset: start the demo chain)' },
   { env: 'ETHEREUM_JSONRPC_TRACE_URL', flag: 'trace-url', key: 'traceUrl', description: 'JSON-RPC URL for trace calls (default: the node URL)' },
+  { env: 'ETHEREUM_JSONRPC_WS_URL', flag: 'ws-url', key: 'wsUrl', description: 'JSON-RPC websocket URL of the node, for new heads as they come (unset: poll)' },
   { env: 'ETHEREUM_JSONRPC_VARIANT', flag: 'variant', key: 'variant', description: `node client: ${variants.join(', ')} (detected when unset)` },
   { env: 'DATABASE_URL', flag: 'database-url', key: 'databaseUrl', description: 'PostgreSQL URL (unset: embedded PostgreSQL in the data directory)' },
   { env: 'SEXTANT_DATA_DIR', flag: 'data-dir', key: 'dataDir', description: 'directory of the embedded PostgreSQL (default ./data)' },
@@ -123,6 +126,7 @@ export function parseConfig(raw: RawSettings): Config {
   return {
     rpcUrl: url('rpcUrl', raw.rpcUrl, ['http:', 'https:']),
     traceUrl: url('traceUrl', raw.traceUrl, ['http:', 'https:']),
+    wsUrl: url('wsUrl', raw.wsUrl, ['ws:', 'wss:']),
     variant: variant(raw.variant),
     databaseUrl: url('databaseUrl', raw.databaseUrl, ['postgres:', 'postgresql:']),
     dataDir: raw.dataDir ?? './data',

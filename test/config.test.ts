@@ -19,6 +19,7 @@ test('reads the Blockscout variable names', () => {
     rawSettingsFromEnv({
       ETHEREUM_JSONRPC_HTTP_URL: 'http://127.0.0.1:8545',
       ETHEREUM_JSONRPC_VARIANT: 'Erigon',
+      ETHEREUM_JSONRPC_WS_URL: 'ws://127.0.0.1:8546',
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/x',
       FIRST_BLOCK: '18000000',
       LAST_BLOCK: '18000000',
@@ -28,6 +29,7 @@ test('reads the Blockscout variable names', () => {
   );
   assert.equal(config.rpcUrl, 'http://127.0.0.1:8545');
   assert.equal(config.variant, 'erigon');
+  assert.equal(config.wsUrl, 'ws://127.0.0.1:8546');
   assert.equal(config.firstBlock, 18_000_000n);
   assert.equal(config.lastBlock, 18_000_000n);
   assert.equal(config.disableInternalTransactions, true);
@@ -58,3 +60,11 @@ for (const [env, message] of refused) {
     );
   });
 }
+
+test('the websocket URL must be ws: or wss:', () => {
+  assert.throws(() => parseConfig(rawSettingsFromEnv({ ETHEREUM_JSONRPC_WS_URL: 'http://127.0.0.1:8546' })), (error: unknown) => {
+    assert.ok(error instanceof ConfigError);
+    assert.match(error.message, /ETHEREUM_JSONRPC_WS_URL \(--ws-url\) must start with ws: or wss:/);
+    return true;
+  });
+});

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type pg from 'pg';
 import type pino from 'pino';
 import type { IndexerStatus } from '../indexer/status.js';
+import type { Db } from '../store/read/sql.js';
 import { frameworkErrors, registerErrorHandling } from './errors.js';
 import type { ApiContext, ApiRoute } from './route.js';
 import { addressBlocksValidatedRoute } from './routes/address-blocks-validated.js';
@@ -18,7 +18,7 @@ import { transactionsRoute } from './routes/transactions.js';
 
 export interface ApiOptions {
   /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
-  pool: pg.Pool;
+  pool: Db;
   /** Request and error logging; none when omitted or false. */
   logger?: pino.Logger | false;
   /** The indexer running beside the API, if any, reported by GET /health. */

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
+import { RpcError } from '../chain/errors.js';
 import type { RpcClient } from '../chain/rpc.js';
 import { ConfigError } from '../errors.js';
 import { clearIndexedData, readChainFacts, recordChainFact, type ChainFactKey } from '../store/chain-facts.js';
@@ -8,9 +9,11 @@ async function genesisHash(client: RpcClient): Promise<string | null> {
   try {
     const genesis = await client.request<{ hash?: string } | null>('eth_getBlockByNumber', ['0x0', false]);
     return genesis?.hash?.toLowerCase() ?? null;
-  } catch {
-    // A pruned node may not serve the genesis block; the chain id then identifies the chain alone.
-    return null;
+  } catch (error) {
+    // A pruned node may refuse (or answer null for) the genesis block; the chain id then identifies
+    // the chain alone, and a later start records the genesis. A node that does not answer is an error.
+    if (error instanceof RpcError) return null;
+    throw error;
   }
 }
 

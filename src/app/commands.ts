@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { startIndexer, type Indexer } from '../indexer/indexer.js';
 import { startNftMetadataStage } from '../indexer/nft-metadata-stage.js';
+import { startPendingStage } from '../indexer/pending-stage.js';
 import { startTokenMetadataStage } from '../indexer/token-metadata-stage.js';
 import { startTraceStage, type TraceStage } from '../indexer/trace-stage.js';
 import { migrate } from '../store/migrate.js';
@@ -73,10 +74,21 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
     concurrency: config.concurrency,
     pollIntervalMs: config.pollIntervalMs,
     maxReorgDepth: config.maxReorgDepth,
+    wsUrl: node.wsUrl,
   });
   resources.add(() => indexer.stop());
   const traceStage = config.disableInternalTransactions ? null : startTracing(config, logger, database, node, resources);
   startReadingTokens(config, logger, database, node, resources);
+  // The pool belongs to the head: an index that stops at LAST_BLOCK does not list it.
+  if (config.lastBlock === null) {
+    const pendingStage = startPendingStage({
+      pool: database.pool,
+      client: node.client,
+      logger: logger.child({ component: 'pending' }),
+      pollIntervalMs: config.pollIntervalMs,
+    });
+    resources.add(() => pendingStage.stop());
+  }
   return { node, indexer, traceStage };
 }
 

@@ -7,6 +7,8 @@ import { runScenario } from '../demo/scenario.js';
 
 export interface NodeConnection {
   client: RpcClient;
+  /** The node's websocket URL (the demo chain's, or ETHEREUM_JSONRPC_WS_URL), or null. */
+  wsUrl: string | null;
   capabilities: NodeCapabilities;
   /** The demo chain Sextant started itself, when no node URL was given. */
   demo: AnvilNode | null;
@@ -32,7 +34,7 @@ export async function connectNode(config: Config, logger: Logger): Promise<NodeC
   const client = createRpcClient({ url });
   try {
     const capabilities = await detectCapabilities(client, { variant: config.variant ?? undefined });
-    return { client, capabilities, demo, close: async () => demo?.stop() };
+    return { client, wsUrl: demo?.wsUrl ?? config.wsUrl, capabilities, demo, close: async () => demo?.stop() };
   } catch (error) {
     await demo?.stop();
     throw error;

@@ -1,6 +1,6 @@
 import { decodeFunctionResult, encodeFunctionData, multicall3Abi, type Hex as ViemHex } from 'viem';
 import type { Address, Hex } from '../model.js';
-import { RpcError } from './errors.js';
+import { InvalidNodeResponseError, RpcError } from './errors.js';
 import type { RpcClient } from './rpc.js';
 
 /** Where chains deploy Multicall3, the same address on every chain that has it. */
@@ -14,7 +14,9 @@ export interface ContractCall {
 /**
  * Read-only contract calls at the latest block, many at once: one eth_call to Multicall3's aggregate3
  * where the chain has it, else a JSON-RPC batch of eth_calls. Each answer is the call's return data,
- * or null where that call reverted or the node did not answer; one call failing never fails another.
+ * or null where that call reverted; one call reverting never fails another. A node that does not
+ * answer, or answers what no eth_call returns, rejects the whole read: the caller asks again later
+ * rather than take the node's failure for the contract's answer.
  */
 export interface ContractCaller {
   call(calls: readonly ContractCall[]): Promise<(Hex | null)[]>;
@@ -22,17 +24,16 @@ export interface ContractCaller {
 
 const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
 
-/** Return data as the node gave it, or null unless it is well-formed hex bytes. */
-const returnData = (answer: unknown): Hex | null => (typeof answer === 'string' && HEX_DATA.test(answer) ? (answer as Hex) : null);
+/** Return data as the node gave it; anything but hex bytes is the node's failure, not the contract's answer. */
+function returnData(answer: unknown): Hex {
+  if (typeof answer === 'string' && HEX_DATA.test(answer)) return answer as Hex;
+  throw new InvalidNodeResponseError('eth_call', '', `is not hex data (${JSON.stringify(answer)?.slice(0, 80)})`);
+}
 
-/** One JSON-RPC batch; a call the node refuses (a revert) answers null, a node that does not answer nulls for all. */
+/** One JSON-RPC batch; a call the node refuses (a revert) answers null. */
 async function callInBatch(client: RpcClient, calls: readonly ContractCall[]): Promise<(Hex | null)[]> {
-  try {
-    const answers = await client.batchSettled<unknown>(calls.map(({ to, data }) => ({ method: 'eth_call', params: [{ to, data }, 'latest'] })));
-    return answers.map((answer) => (answer instanceof RpcError ? null : returnData(answer)));
-  } catch {
-    return calls.map(() => null);
-  }
+  const answers = await client.batchSettled<unknown>(calls.map(({ to, data }) => ({ method: 'eth_call', params: [{ to, data }, 'latest'] })));
+  return answers.map((answer) => (answer instanceof RpcError ? null : returnData(answer)));
 }
 
 /**
@@ -50,10 +51,9 @@ async function callThroughMulticall3(client: RpcClient, calls: readonly Contract
     answer = await client.request<unknown>('eth_call', [{ to: MULTICALL3_ADDRESS, data }, 'latest']);
   } catch (error) {
     if (error instanceof RpcError) return undefined;
-    return calls.map(() => null);
+    throw error;
   }
   const aggregate = returnData(answer);
-  if (aggregate === null) return undefined;
   try {
     const results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: aggregate as ViemHex });
     if (results.length !== calls.length) return undefined;

@@ -1,30 +1,40 @@
 import type { Address, BlockBundle, Hex, LogRecord, TransactionRecord, WithdrawalRecord } from '../model.js';
 import { blockFees } from './block-fees.js';
-import { complainAbout, nodeFields, type Complain } from './node-fields.js';
+import { complainAbout, nodeFields, type Complain, type NodeFields } from './node-fields.js';
 import { decodeTokenTransfers } from './token-transfers.js';
 import type { RawBlockData, RpcBlock, RpcLog, RpcReceipt, RpcTransaction, RpcWithdrawal } from './rpc-types.js';
 
 const WEI_PER_GWEI = 1_000_000_000n;
+
+/** Members read only to tell which fork's members a block, transaction or receipt must carry. */
+type BlockMarkers = RpcBlock & { mixHash?: string; withdrawalsRoot?: string; parentBeaconBlockRoot?: string };
+type TransactionMarkers = RpcTransaction & { accessList?: unknown[]; yParity?: string };
+type ReceiptMarkers = RpcReceipt & { root?: string };
 
 /** What every part of a block is checked against. */
 interface BlockIdentity {
   number: bigint;
   hash: Hex;
   timestamp: bigint;
+  /** London or later: transactions carry their type, receipts their effective gas price. */
+  london: boolean;
 }
 
 /**
  * Checks a fetched block and its receipts and turns them into domain records. Anything malformed
  * or inconsistent (a receipt missing, out of order or of another block, a required member absent or
- * not well-formed hex) is an InvalidNodeResponseError naming the block and the member.
+ * not well-formed hex, a member of the block's forks left out or null) is an InvalidNodeResponseError
+ * naming the block and the member.
  */
 export function decodeBlock(raw: RawBlockData): BlockBundle {
   const complain: Complain = complainAbout(`block ${raw.number}`);
-  const fields = nodeFields<RpcBlock>(raw.block, '', complain);
+  const fields = nodeFields<BlockMarkers>(raw.block, '', complain);
+  checkForkMembers(fields);
   const identity: BlockIdentity = {
     number: fields.quantity('number'),
     hash: fields.hash('hash'),
     timestamp: fields.quantity('timestamp'),
+    london: fields.has('baseFeePerGas'),
   };
   expectSame(identity.number, raw.number, 'number', 'the block asked for', complain);
 
@@ -73,6 +83,20 @@ export function decodeBlock(raw: RawBlockData): BlockBundle {
   };
 }
 
+/**
+ * A node leaves out the members of forks the block comes before, and sends those of the forks it
+ * comes after: a header member of a later fork without those of the earlier ones, or a member that
+ * is null, is an answer damaged on the way.
+ */
+function checkForkMembers(fields: NodeFields<BlockMarkers>): void {
+  fields.refuseNull('difficulty', 'size', 'baseFeePerGas', 'blobGasUsed', 'excessBlobGas', 'withdrawals');
+  if (fields.has('mixHash')) fields.require('the block has a mixHash', 'nonce', 'difficulty', 'size');
+  if (fields.has('parentBeaconBlockRoot') || fields.has('blobGasUsed') || fields.has('excessBlobGas')) {
+    fields.require('the block is of Cancun or later', 'blobGasUsed', 'excessBlobGas', 'baseFeePerGas');
+  }
+  if (fields.has('withdrawalsRoot')) fields.require('the block has a withdrawalsRoot', 'withdrawals', 'baseFeePerGas');
+}
+
 function decodeTransaction(
   transaction: unknown,
   receipt: unknown,
@@ -81,14 +105,24 @@ function decodeTransaction(
   complain: Complain,
 ): { transaction: TransactionRecord; logs: LogRecord[] } {
   const path = `transactions[${position}]`;
-  const fields = nodeFields<RpcTransaction>(transaction, path, complain);
+  const fields = nodeFields<TransactionMarkers>(transaction, path, complain);
+  fields.refuseNull('type', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas');
   const hash = fields.hash('hash');
   const index = fields.smallNumber('transactionIndex');
   expectSame(fields.hash('blockHash'), block.hash, `${path}.blockHash`, 'the block hash', complain);
   expectSame(fields.quantity('blockNumber'), block.number, `${path}.blockNumber`, 'the block number', complain);
 
   const receiptPath = `receipts[${position}]`;
-  const receiptFields = nodeFields<RpcReceipt>(receipt, receiptPath, complain);
+  const receiptFields = nodeFields<ReceiptMarkers>(receipt, receiptPath, complain);
+  receiptFields.refuseNull('status', 'effectiveGasPrice', 'blobGasUsed', 'blobGasPrice');
+  const type = transactionType(fields, block, path);
+  if (!receiptFields.has('root')) receiptFields.require('the receipt has no state root', 'status');
+  if (block.london) receiptFields.require('the block is of London or later', 'effectiveGasPrice');
+  const to = fields.optionalAddress('to');
+  const createdContract = receiptFields.optionalAddress('contractAddress');
+  if ((to === null) === (createdContract === null)) {
+    complain(receiptPath, to === null ? `has no contractAddress for the creation ${path}` : `has a contractAddress for ${path}, which calls ${to}`);
+  }
   expectSame(receiptFields.hash('transactionHash'), hash, `${receiptPath}.transactionHash`, `the hash of ${path}`, complain);
   expectSame(receiptFields.hash('blockHash'), block.hash, `${receiptPath}.blockHash`, 'the block hash', complain);
   expectSame(receiptFields.quantity('blockNumber'), block.number, `${receiptPath}.blockNumber`, 'the block number', complain);
@@ -108,10 +142,10 @@ function decodeTransaction(
       index,
       blockTimestamp: block.timestamp,
       from: fields.address('from'),
-      to: fields.optionalAddress('to'),
-      createdContract: receiptFields.optionalAddress('contractAddress'),
+      to,
+      createdContract,
       nonce: fields.quantity('nonce'),
-      type: fields.optionalSmallNumber('type'),
+      type,
       value: fields.quantity('value'),
       gasLimit: fields.quantity('gas'),
       gasPrice: receiptFields.optionalQuantity('effectiveGasPrice') ?? fields.optionalQuantity('gasPrice'),
@@ -122,11 +156,24 @@ function decodeTransaction(
       gasUsed: receiptFields.quantity('gasUsed'),
       cumulativeGasUsed: receiptFields.quantity('cumulativeGasUsed'),
       maxFeePerBlobGas: fields.optionalQuantity('maxFeePerBlobGas'),
-      blobGasUsed: receiptFields.optionalQuantity('blobGasUsed'),
-      blobGasPrice: receiptFields.optionalQuantity('blobGasPrice'),
+      // Some nodes (anvil) repeat the block's blob gas price on every receipt: it belongs to blob transactions only.
+      blobGasUsed: type === 3 ? receiptFields.quantity('blobGasUsed') : null,
+      blobGasPrice: type === 3 ? receiptFields.quantity('blobGasPrice') : null,
     },
     logs,
   };
+}
+
+/** The transaction's type, checked against the members that type must carry. */
+function transactionType(fields: NodeFields<TransactionMarkers>, block: BlockIdentity, path: string): number | null {
+  if (block.london || fields.has('accessList') || fields.has('maxFeePerGas') || fields.has('yParity')) {
+    fields.require(block.london ? 'the block is of London or later' : `${path} is a typed transaction`, 'type');
+  }
+  const type = fields.optionalSmallNumber('type');
+  if (type === null || type < 2) fields.require(`${path} is a ${type === null ? 'legacy' : `type ${type}`} transaction`, 'gasPrice');
+  else if (type <= 4) fields.require(`${path} is of type ${type}`, 'maxFeePerGas', 'maxPriorityFeePerGas');
+  if (type === 3) fields.require(`${path} is a blob transaction`, 'maxFeePerBlobGas');
+  return type;
 }
 
 function decodeLog(

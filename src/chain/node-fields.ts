@@ -28,6 +28,12 @@ export interface NodeFields<T> {
   hashList(key: Key<T>): Hex[];
   list(key: Key<T>): unknown[];
   optionalList(key: Key<T>): unknown[] | null;
+  /** Whether the member is there and not null. */
+  has(key: Key<T>): boolean;
+  /** Complains about each member that is there with a null value: a node leaves out what it lacks. */
+  refuseNull(...keys: Key<T>[]): void;
+  /** Complains about each member that is absent or null; `why` says what makes it required. */
+  require(why: string, ...keys: Key<T>[]): void;
 }
 
 const QUANTITY = /^0x[0-9a-f]{1,64}$/i;
@@ -71,6 +77,13 @@ export function nodeFields<T>(value: unknown, path: string, complain: Complain):
     hashList: (key) => list(key).map((member, i) => checkData(member, `${at(key)}[${i}]`, complain, 32)),
     list,
     optionalList: (key) => (present(key) ? list(key) : null),
+    has: present,
+    refuseNull(...keys) {
+      for (const key of keys) if (members[key] === null) complain(at(key), 'is null');
+    },
+    require(why, ...keys) {
+      for (const key of keys) if (!present(key)) complain(at(key), `is ${describe(members[key])}, but ${why}`);
+    },
   };
 }
 

@@ -21,10 +21,13 @@ export function decodeParityTraces(traces: unknown, blockHash: Hex, complain: Co
   traces.forEach((trace: unknown, i) => {
     const path = `[${i}]`;
     const frame = readObject(trace, path, complain);
-    const fields = nodeFields<{ blockHash: string; transactionHash: string }>(frame, path, complain);
+    const fields = nodeFields<{ blockHash: string; transactionHash: string; error: string; result: object }>(frame, path, complain);
+    // A frame that succeeded has no error member: one set to null was damaged on the way.
+    fields.refuseNull('error');
     if (fields.hash('blockHash') !== blockHash) complain(`${path}.blockHash`, `is not the block traced (${blockHash})`);
     const action = readObject(frame.action, `${path}.action`, complain);
     const act = nodeFields<Record<string, unknown>>(action, `${path}.action`, complain);
+    act.refuseNull('creationMethod');
     if (frame.type === 'reward') {
       const type = rewardTypes[String(action.rewardType)];
       if (type === undefined) complain(`${path}.action.rewardType`, `is not a reward type (${JSON.stringify(action.rewardType)})`);
@@ -43,12 +46,18 @@ export function decodeParityTraces(traces: unknown, blockHash: Hex, complain: Co
     nextIndex.set(transactionIndex, index + 1);
     const result = frame.result === null || frame.result === undefined ? null : readObject(frame.result, `${path}.result`, complain);
     const res = result === null ? null : nodeFields<Record<string, unknown>>(result, `${path}.result`, complain);
+    const error = readError(frame.error, `${path}.error`, complain);
+    // A call or creation has a result unless it failed, and one that reverted keeps its result (the
+    // revert data); a selfdestruct has neither.
+    if (res === null && (error === null || error === 'Reverted') && (frame.type === 'call' || frame.type === 'create')) {
+      complain(`${path}.result`, error === null ? 'is missing, and the frame has no error' : 'is missing from a reverted frame');
+    }
     const common = {
       transactionIndex,
       transactionHash: fields.hash('transactionHash'),
       index,
       traceAddress: traceAddress as number[],
-      error: readError(frame.error, `${path}.error`, complain),
+      error,
       gasUsed: res?.quantity('gasUsed') ?? null,
     };
     switch (frame.type) {
@@ -63,7 +72,7 @@ export function decodeParityTraces(traces: unknown, blockHash: Hex, complain: Co
           value: act.quantity('value'),
           gas: act.quantity('gas'),
           input: act.data('input'),
-          output: res?.optionalData('output') ?? null,
+          output: res?.data('output') ?? null,
         });
         return;
       case 'create':
@@ -77,7 +86,7 @@ export function decodeParityTraces(traces: unknown, blockHash: Hex, complain: Co
           value: act.quantity('value'),
           gas: act.quantity('gas'),
           input: act.data('init'),
-          output: res?.optionalData('code') ?? null,
+          output: res?.data('code') ?? null,
         });
         return;
       case 'suicide':

@@ -41,7 +41,8 @@ const MAX_RETRY_DELAY_MS = 10_000;
 /**
  * A JSON-RPC client over HTTP. Transient failures (timeouts, refused or reset connections,
  * HTTP 408/429/5xx, unreadable answers, rate-limit errors) are retried with exponential backoff
- * and jitter; a node that still gives no answer is a NodeUnavailableError. JSON-RPC errors such
+ * and jitter, or after the wait the node asked for in Retry-After; a node that still gives no
+ * answer is a NodeUnavailableError. JSON-RPC errors such
  * as -32601 (method not found) are not retried: they surface as RpcError.
  */
 export function createRpcClient(options: RpcClientOptions): RpcClient {
@@ -110,7 +111,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     try {
       await withRetry(attempt, {
         retryCount,
-        delay: ({ count }) => Math.min(MAX_RETRY_DELAY_MS, retryDelayMs * 2 ** count) * (0.5 + Math.random()),
+        delay: ({ count, error }) =>
+          retryAfterMs(error) ?? Math.min(MAX_RETRY_DELAY_MS, retryDelayMs * 2 ** count) * (0.5 + Math.random()),
         shouldRetry: ({ error }) => isTransient(error),
       });
     } catch (error) {
@@ -191,6 +193,15 @@ function isTransient(error: unknown): boolean {
     return status === 408 || status === 429 || status >= 500;
   }
   return false;
+}
+
+/** How long a node that answered 429 or 503 asked us to wait (Retry-After, seconds or a date), capped; null if it did not say. */
+function retryAfterMs(error: unknown): number | null {
+  if (!(error instanceof HttpRequestError || error instanceof RpcRequestError)) return null;
+  const value = error.headers?.get('retry-after')?.trim();
+  if (!value) return null;
+  const ms = /^\d+(\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isNaN(ms) ? null : Math.min(MAX_RETRY_DELAY_MS, Math.max(0, ms));
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {

@@ -1,18 +1,21 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { NodeCapabilities } from '../chain/capabilities.js';
 import { decodeBlock } from '../chain/decode-block.js';
 import { fetchBlocks, fetchHeadNumber } from '../chain/fetch-blocks.js';
+import { fetchBlockHeader } from '../chain/fetch-header.js';
+import { subscribeNewHeads, type NewHeadsSubscription } from '../chain/new-heads.js';
 import type { RpcClient } from '../chain/rpc.js';
-import type { BlockBundle } from '../model.js';
-import { consensusBlockHash, findMissingRanges, highestIndexedBlock } from '../store/index-progress.js';
+import type { BlockBundle, Hex } from '../model.js';
+import { consensusBlockHash, findBrokenLink, findMissingRanges, highestIndexedBlock } from '../store/index-progress.js';
 import { retractBlocksFrom } from '../store/retract-blocks.js';
 import { writeBlockBundles } from '../store/write-blocks.js';
+import { AdaptiveBatchSize } from './adaptive-batch.js';
 import { blockBatches } from './block-batches.js';
 import { retryUntilDone, type Backoff } from './retry.js';
 import { createSerialQueue } from './serial.js';
 import { initialStatus, type IndexerStatus } from './status.js';
+import { createWakeup, type Wakeup } from './wakeup.js';
 
 export interface IndexerOptions {
   pool: Pool;
@@ -22,11 +25,15 @@ export interface IndexerOptions {
   firstBlock: bigint;
   /** Index exactly up to this block, then stop; null follows the head. */
   lastBlock: bigint | null;
+  /** Blocks per node request at most; fewer while the node struggles. */
   batchSize: number;
   concurrency: number;
+  /** How often the head is polled; with a websocket, new heads wake the indexer sooner. */
   pollIntervalMs: number;
   /** How far back a reorg may reach before the indexer stops rather than guess. */
   maxReorgDepth: number;
+  /** The node's websocket URL, for `eth_subscribe` newHeads; null or absent polls only. */
+  wsUrl?: string | null;
   backoff?: Backoff;
 }
 
@@ -45,18 +52,22 @@ export class ReorgTooDeepError extends Error {
 
 const defaultBackoff: Backoff = { initialMs: 250, maxMs: 15_000 };
 
+/** Polls between the checks of the recent chain for gaps and broken links (see `repair`). */
+const POLLS_PER_REPAIR = 10;
+
 export function startIndexer(options: IndexerOptions): Indexer {
   const controller = new AbortController();
-  const status = initialStatus();
+  let stopRequested = false;
+  const status = initialStatus(options.batchSize);
   let markCaughtUp!: () => void;
   const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
-  const done = run(options, status, controller.signal, markCaughtUp).then(
+  const done = run(options, status, controller, markCaughtUp).then(
     () => {
-      status.phase = controller.signal.aborted ? 'stopped' : 'done';
+      status.phase = stopRequested ? 'stopped' : 'done';
     },
     (error: unknown) => {
       status.phase = 'stopped';
-      if (controller.signal.aborted) return;
+      if (stopRequested) return;
       throw error;
     },
   );
@@ -65,18 +76,72 @@ export function startIndexer(options: IndexerOptions): Indexer {
     caughtUp,
     done,
     async stop() {
+      stopRequested = true;
       controller.abort();
       await done.catch(() => undefined);
     },
   };
 }
 
+/** What every part of a run shares: the node and database access, retried, and one queue of writes. */
+interface Run {
+  options: IndexerOptions;
+  status: IndexerStatus;
+  signal: AbortSignal;
+  retry<T>(what: string, task: () => Promise<T>): Promise<T>;
+  fetchBundles(numbers: readonly bigint[]): Promise<BlockBundle[]>;
+  /** Runs a task alone among the run's database writes, in queue order. */
+  exclusive<T>(task: () => Promise<T>): Promise<T>;
+  store(bundles: BlockBundle[]): Promise<void>;
+}
+
 async function run(
   options: IndexerOptions,
   status: IndexerStatus,
-  signal: AbortSignal,
+  controller: AbortController,
   markCaughtUp: () => void,
 ): Promise<void> {
+  const indexing = createRun(options, status, controller.signal);
+  const head = options.lastBlock ?? (await indexing.retry('reading the head', () => fetchHeadNumber(options.client)));
+  status.head = head;
+  status.phase = 'backfilling';
+  let caughtUp = false;
+  const catchUp = async () => {
+    // A reorg since the last run may have replaced stored blocks up to the head: the tip is compared after each pass.
+    do await repair(indexing, options.firstBlock, head);
+    while (await indexing.retry('comparing the tip with the node', () => checkTip(indexing, head)));
+    caughtUp = true;
+    options.logger.info({ blocks: status.blocksIndexed }, `indexed blocks ${options.firstBlock} to ${head}`);
+    markCaughtUp();
+    if (options.lastBlock === null) status.phase = 'following';
+  };
+  if (options.lastBlock !== null) return catchUp();
+
+  // Realtime starts above the head seen at start, beside the catch-up below it.
+  const wakeup = createWakeup();
+  const heads = await watchHeads(options, status, wakeup);
+  try {
+    await allOrNothing([catchUp(), follow(indexing, wakeup, () => (caughtUp ? null : head))], controller);
+  } finally {
+    heads?.close();
+  }
+}
+
+/** Runs tasks together; the first to fail stops the others, and its error is the result. */
+async function allOrNothing(tasks: Promise<void>[], controller: AbortController): Promise<void> {
+  let failure: { error: unknown } | null = null;
+  await Promise.all(
+    tasks.map((task) =>
+      task.catch((error: unknown) => {
+        failure ??= { error };
+        controller.abort();
+      }),
+    ),
+  );
+  if (failure !== null) throw (failure as { error: unknown }).error;
+}
+
+function createRun(options: IndexerOptions, status: IndexerStatus, signal: AbortSignal): Run {
   const { logger } = options;
   const retry = <T>(what: string, task: () => Promise<T>) =>
     retryUntilDone(
@@ -96,105 +161,174 @@ async function run(
         },
       },
     );
-  const fetchBundles = (numbers: bigint[]) =>
-    retry(`fetching blocks ${numbers[0]}..${numbers.at(-1)}`, async () =>
-      (await fetchBlocks(options.client, options.capabilities, numbers)).map(decodeBlock),
-    );
-  const write = createSerialQueue();
+  const batchSize = new AdaptiveBatchSize(options.batchSize);
+  const fetchBundles = async (numbers: readonly bigint[]): Promise<BlockBundle[]> => {
+    const bundles: BlockBundle[] = [];
+    while (bundles.length < numbers.length) {
+      const fetched = await retry(`fetching blocks from ${numbers[bundles.length]}`, async () => {
+        const chunk = numbers.slice(bundles.length, bundles.length + batchSize.current);
+        try {
+          const decoded = (await fetchBlocks(options.client, options.capabilities, chunk)).map(decodeBlock);
+          batchSize.onSuccess();
+          return decoded;
+        } catch (error) {
+          batchSize.onFailure();
+          throw error;
+        } finally {
+          status.batchSize = batchSize.current;
+        }
+      });
+      bundles.push(...fetched);
+    }
+    return bundles;
+  };
+  const exclusive = createSerialQueue();
   const store = (bundles: BlockBundle[]) =>
-    write(() => retry('writing blocks', () => writeBlockBundles(options.pool, bundles))).then(() => {
+    exclusive(() => retry('writing blocks', () => writeBlockBundles(options.pool, bundles))).then(() => {
       status.blocksIndexed += bundles.length;
     });
-
-  const head = options.lastBlock ?? (await retry('reading the head', () => fetchHeadNumber(options.client)));
-  status.head = head;
-  status.phase = 'backfilling';
-  await backfill(options, options.firstBlock, head, fetchBundles, store, signal);
-  logger.info({ blocks: status.blocksIndexed }, `indexed blocks ${options.firstBlock} to ${head}`);
-  markCaughtUp();
-  if (options.lastBlock !== null) return;
-
-  status.phase = 'following';
-  while (!signal.aborted) {
-    const latest = await retry('reading the head', () => fetchHeadNumber(options.client));
-    status.head = latest;
-    const indexed = (await highestIndexedBlock(options.pool)) ?? options.firstBlock - 1n;
-    if (latest > indexed) {
-      await retry('following the head', () => followTo(options, indexed, latest, fetchBundles, store));
-    } else {
-      await sleep(options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
-    }
-  }
+  return { options, status, signal, retry, fetchBundles, exclusive, store };
 }
 
-/** Indexes every block in [from, to] that the database lacks, several batches in flight at once. */
-async function backfill(
-  options: IndexerOptions,
-  from: bigint,
-  to: bigint,
-  fetchBundles: (numbers: bigint[]) => Promise<BlockBundle[]>,
-  store: (bundles: BlockBundle[]) => Promise<void>,
-  signal: AbortSignal,
-): Promise<void> {
-  const batches = blockBatches(await findMissingRanges(options.pool, from, to), options.batchSize);
-  const worker = async () => {
-    for (let next = batches.next(); !next.done && !signal.aborted; next = batches.next()) {
-      await store(await fetchBundles(next.value));
-    }
-  };
-  await Promise.all(Array.from({ length: options.concurrency }, worker));
+/** Subscribes to new heads when the node has a websocket; without one (or if it fails) polling alone goes on. */
+async function watchHeads(options: IndexerOptions, status: IndexerStatus, wakeup: Wakeup): Promise<NewHeadsSubscription | null> {
+  if (!options.wsUrl) return null;
+  try {
+    const subscription = await subscribeNewHeads(options.wsUrl, {
+      onHead: () => wakeup.wake(),
+      onError: (error) => options.logger.warn(`new heads over the websocket: ${error.message}; polling until it is back`),
+    });
+    status.newHeads = 'websocket';
+    return subscription;
+  } catch (error) {
+    options.logger.warn(`cannot subscribe to new heads at ${options.wsUrl} (${(error as Error).message}); polling every ${options.pollIntervalMs} ms`);
+    return null;
+  }
 }
 
 /**
- * Indexes the blocks after `indexed` up to `latest`, one batch at a time, checking that each batch
- * continues the stored chain; a block whose parent is not the stored block means a reorg.
+ * Makes [from, to] complete and linked: indexes every missing block, then checks that each stored
+ * block's parent is the stored block below it. A broken link means that a block was fetched from a
+ * branch that lost (a reorg while catching up): the stale blocks are retracted and the pass repeats.
  */
-async function followTo(
-  options: IndexerOptions,
-  indexed: bigint,
-  latest: bigint,
-  fetchBundles: (numbers: bigint[]) => Promise<BlockBundle[]>,
-  store: (bundles: BlockBundle[]) => Promise<void>,
-): Promise<void> {
-  const from = indexed + 1n;
-  const to = latest - from + 1n > BigInt(options.batchSize) ? from + BigInt(options.batchSize) - 1n : latest;
-  const bundles = await fetchBundles(range(from, to));
-  const forkPoint = await findForkPoint(options, bundles, fetchBundles);
-  if (forkPoint !== null) {
-    const retracted = await retractBlocksFrom(options.pool, forkPoint);
-    options.logger.warn(`reorg: ${retracted} block(s) from ${forkPoint} replaced by the node's chain`);
-    return;
+async function repair(indexing: Run, from: bigint, to: bigint): Promise<void> {
+  const { pool, client } = indexing.options;
+  while (!indexing.signal.aborted) {
+    const missing = await indexing.retry('finding missing blocks', () => findMissingRanges(pool, from, to));
+    await backfill(indexing, blockBatches(missing, indexing.options.batchSize));
+    const broken = await indexing.retry('checking that stored blocks link up', () => findBrokenLink(pool, from, to));
+    if (broken === null) return;
+    await indexing.retry(`repairing the chain at block ${broken}`, () =>
+      indexing.exclusive(async () => {
+        // Either the upper block of the pair is stale, or it is the node's and a block below it is.
+        const header = await fetchBlockHeader(client, broken);
+        const staleFrom =
+          (await lowestStaleHeight(indexing, broken, header.hash)) ?? (await lowestStaleHeight(indexing, broken - 1n, header.parentHash));
+        if (staleFrom === null) throw new Error(`stored blocks ${broken - 1n} and ${broken} do not link up, yet the node has both`);
+        await retractStale(indexing, staleFrom);
+      }),
+    );
   }
-  await store(bundles);
 }
 
-/** The lowest height whose stored block the node no longer has on its chain, or null if the batch continues ours. */
-async function findForkPoint(
-  options: IndexerOptions,
-  bundles: BlockBundle[],
-  fetchBundles: (numbers: bigint[]) => Promise<BlockBundle[]>,
-): Promise<bigint | null> {
-  const first = bundles[0];
-  if (!first || first.block.number <= options.firstBlock) return null;
+/** Fetches and stores the given batches, several in flight at once. */
+async function backfill(indexing: Run, batches: Iterator<bigint[]>): Promise<void> {
+  const worker = async () => {
+    for (let next = batches.next(); !next.done && !indexing.signal.aborted; next = batches.next()) {
+      await indexing.store(await indexing.fetchBundles(next.value));
+    }
+  };
+  await Promise.all(Array.from({ length: indexing.options.concurrency }, worker));
+}
+
+/**
+ * Follows the head: indexes each new block after the highest stored one (never at or below
+ * `floor()`, which the catch-up is indexing), and every few polls checks the recent chain with
+ * `repair` and against the node's block at our tip, which finds a reorg that left the chain no longer.
+ */
+async function follow(indexing: Run, wakeup: Wakeup, floor: () => bigint | null): Promise<void> {
+  const { options, status, signal } = indexing;
+  const window = BigInt(options.maxReorgDepth + options.batchSize * options.concurrency);
+  for (let polls = 0; !signal.aborted; ) {
+    const latest = await indexing.retry('reading the head', () => fetchHeadNumber(options.client));
+    status.head = latest;
+    const highest = (await indexing.retry('reading the indexed head', () => highestIndexedBlock(options.pool))) ?? options.firstBlock - 1n;
+    const below = floor();
+    const indexed = below !== null && below > highest ? below : highest;
+    if (latest > indexed) {
+      await indexing.retry('following the head', () => followTo(indexing, indexed, latest));
+      continue;
+    }
+    if (below === null && ++polls % POLLS_PER_REPAIR === 0 && indexed >= options.firstBlock) {
+      const from = indexed - window > options.firstBlock ? indexed - window : options.firstBlock;
+      await repair(indexing, from, indexed);
+      await indexing.retry('comparing the tip with the node', () => checkTip(indexing, latest < indexed ? latest : indexed));
+    }
+    await wakeup.wait(options.pollIntervalMs, signal);
+  }
+}
+
+/** Retracts the stored blocks from `height` down that the node no longer has; true when there were any. */
+async function checkTip(indexing: Run, height: bigint): Promise<boolean> {
+  const header = await fetchBlockHeader(indexing.options.client, height);
+  return indexing.exclusive(async () => retractStale(indexing, await lowestStaleHeight(indexing, height, header.hash)));
+}
+
+/**
+ * Indexes the blocks after `indexed` up to `latest`, one batch, checking that the batch continues
+ * the stored chain; a block whose parent is not the stored block means a reorg, whose stale blocks
+ * are retracted (the next round indexes the node's branch in their place).
+ */
+async function followTo(indexing: Run, indexed: bigint, latest: bigint): Promise<void> {
+  const from = indexed + 1n;
+  const size = BigInt(indexing.options.batchSize);
+  const bundles = await indexing.fetchBundles(range(from, latest - from + 1n > size ? from + size - 1n : latest));
   for (let i = 1; i < bundles.length; i++) {
     if (bundles[i]!.block.parentHash !== bundles[i - 1]!.block.hash) {
       throw new Error(`the node changed its chain while answering (block ${bundles[i]!.block.number}); retrying`);
     }
   }
-  let height = first.block.number - 1n;
-  let expectedHash = first.block.parentHash;
+  const first = bundles[0]!.block;
+  if (first.number > indexing.options.firstBlock) {
+    const retracted = await indexing.exclusive(async () =>
+      retractStale(indexing, await lowestStaleHeight(indexing, first.number - 1n, first.parentHash)),
+    );
+    if (retracted) return;
+  }
+  await indexing.store(bundles);
+}
+
+/**
+ * Walks down from `height`, where the node's chain has the block `nodeHash`, comparing the stored
+ * consensus blocks with the node's: the lowest height whose stored block the node no longer has,
+ * or null when the stored block at `height` is the node's (or there is none).
+ */
+async function lowestStaleHeight(indexing: Run, height: bigint, nodeHash: Hex): Promise<bigint | null> {
+  const { options } = indexing;
+  let stale: bigint | null = null;
+  let expected = nodeHash;
   for (let depth = 0; height >= options.firstBlock; depth++, height--) {
     const stored = await consensusBlockHash(options.pool, height);
-    if (stored === null || stored === expectedHash) return depth === 0 ? null : height + 1n;
+    if (stored === null || stored === expected) return stale;
     if (depth >= options.maxReorgDepth) {
       throw new ReorgTooDeepError(
-        `a reorg deeper than ${options.maxReorgDepth} blocks replaced block ${height}; re-index from an earlier FIRST_BLOCK or raise the limit`,
+        `a reorg deeper than ${options.maxReorgDepth} blocks replaced block ${height}; re-index from an earlier FIRST_BLOCK or raise INDEXER_MAX_REORG_DEPTH`,
       );
     }
-    const [parent] = await fetchBundles([height]);
-    expectedHash = parent!.block.parentHash;
+    stale = height;
+    const header = await fetchBlockHeader(options.client, height);
+    if (header.hash !== expected) throw new Error(`the node changed its chain while answering (block ${height}); retrying`);
+    expected = header.parentHash;
   }
-  return options.firstBlock;
+  return stale;
+}
+
+/** Takes the stale blocks off the canonical chain; true when there were any. */
+async function retractStale(indexing: Run, staleFrom: bigint | null): Promise<boolean> {
+  if (staleFrom === null) return false;
+  const retracted = await retractBlocksFrom(indexing.options.pool, staleFrom);
+  indexing.options.logger.warn(`reorg: ${retracted} block(s) from ${staleFrom} replaced by the node's chain`);
+  return true;
 }
 
 function range(from: bigint, to: bigint): bigint[] {

@@ -19,8 +19,7 @@ export interface NftMetadataStageOptions {
   backoff?: Backoff;
 }
 
-async function fetchInstance(options: NftMetadataStageOptions, instance: PendingInstance): Promise<FetchedInstance> {
-  const tokenUri = await readTokenUri(options.client, instance.token, instance.type, instance.id);
+async function fetchInstance(options: NftMetadataStageOptions, instance: PendingInstance, tokenUri: string | null): Promise<FetchedInstance> {
   if (tokenUri === null) return { ...instance, tokenUri, metadata: null, error: 'the contract gives no token URI' };
   return { ...instance, tokenUri, ...(await fetchNftMetadata(tokenUri, options.fetch)) };
 }
@@ -35,7 +34,10 @@ export function startNftMetadataStage(options: NftMetadataStageOptions): Backgro
   return startBackgroundLoop(options, async (retry) => {
     const pending = await retry('finding NFTs to fetch', () => findInstancesWithoutMetadata(pool, options.batchSize));
     if (pending.length === 0) return false;
-    const fetched = await Promise.all(pending.map((instance) => fetchInstance(options, instance)));
+    const tokenUris = await retry('reading token URIs', () =>
+      Promise.all(pending.map((instance) => readTokenUri(options.client, instance.token, instance.type, instance.id))),
+    );
+    const fetched = await Promise.all(pending.map((instance, i) => fetchInstance(options, instance, tokenUris[i] ?? null)));
     await retry('saving NFT metadata', () => saveInstanceMetadata(pool, fetched));
     logger.debug(`fetched the metadata of ${fetched.length} NFTs`);
     return true;

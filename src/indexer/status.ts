@@ -7,8 +7,12 @@ export interface IndexerStatus {
   nodeAvailable: boolean;
   lastError: string | null;
   blocksIndexed: number;
+  /** Blocks per node request now: below the configured size while the node struggles. */
+  batchSize: number;
+  /** How new blocks are noticed: the node's websocket subscription, or polling alone. */
+  newHeads: 'websocket' | 'polling';
 }
 
-export function initialStatus(): IndexerStatus {
-  return { phase: 'starting', head: null, nodeAvailable: true, lastError: null, blocksIndexed: 0 };
+export function initialStatus(batchSize: number): IndexerStatus {
+  return { phase: 'starting', head: null, nodeAvailable: true, lastError: null, blocksIndexed: 0, batchSize, newHeads: 'polling' };
 }

@@ -26,9 +26,9 @@ export interface TokenMetadataStageOptions {
 /**
  * Reads the name, symbol, decimals and total supply of the tokens the indexer has found (through
  * Multicall3 where the chain has it, else in JSON-RPC batches), beside the block pipeline, which never
- * waits for it. A call that fails leaves its field null; the token is
- * not read again, except its total supply, read again whenever written blocks mint or burn it
- * (repeated mints before a read cost one read; a read that fails keeps the previous value).
+ * waits for it. A call that reverts leaves its field null (a node that fails is asked again); the
+ * token is not read again, except its total supply, read again whenever written blocks mint or burn
+ * it (repeated mints before a read cost one read; a call that reverts keeps the previous value).
  */
 export function startTokenMetadataStage(options: TokenMetadataStageOptions): BackgroundLoop {
   const caller = createContractCaller(options.client);
@@ -41,7 +41,7 @@ export function startTokenMetadataStage(options: TokenMetadataStageOptions): Bac
 async function readNewTokens({ pool, logger, batchSize }: TokenMetadataStageOptions, caller: ContractCaller, retry: Retry): Promise<boolean> {
   const tokens = await retry('finding tokens to read', () => findTokensWithoutMetadata(pool, batchSize));
   if (tokens.length === 0) return false;
-  const read = await readTokenMetadata(caller, tokens);
+  const read = await retry('reading token metadata', () => readTokenMetadata(caller, tokens));
   await retry('saving token metadata', () => saveTokenMetadata(pool, read));
   logger.debug(`read the metadata of ${tokens.length} tokens`);
   return true;
@@ -54,7 +54,7 @@ async function refreshTotalSupplies(
 ): Promise<boolean> {
   const marked = await retry('finding total supplies to refresh', () => findTokensWithSupplyMarks(pool, batchSize));
   if (marked.length === 0) return false;
-  const supplies = await readTotalSupplies(caller, marked.map((token) => token.address));
+  const supplies = await retry('reading total supplies', () => readTotalSupplies(caller, marked.map((token) => token.address)));
   const read = marked.map((token, i) => ({ ...token, totalSupply: supplies[i] ?? null }));
   await retry('saving total supplies', () => saveTotalSupplies(pool, read));
   logger.debug(`refreshed the total supply of ${marked.length} tokens`);

@@ -68,26 +68,30 @@ interface Progress {
 }
 
 async function run(options: TraceStageOptions, signal: AbortSignal, progress: Progress): Promise<void> {
-  const { logger } = options;
-  const retry = loggedRetry(logger, options.backoff ?? defaultBackoff, signal);
+  const retry = loggedRetry(options.logger, options.backoff ?? defaultBackoff, signal);
   while (!signal.aborted) {
-    const blocks = await retry('finding untraced blocks', () => findUntracedBlocks(options.pool, options.batchSize * options.concurrency));
-    if (blocks.length === 0) {
+    // A failed round starts again from the search, so that blocks which lost consensus meanwhile
+    // (their traces now come from the other branch) drop out instead of failing forever.
+    const traced = await retry('tracing blocks', () => traceRound(options, progress));
+    if (traced === 0) {
       progress.onDrained();
       await sleep(options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
-      continue;
     }
-    const batches: UntracedBlock[][] = [];
-    for (let i = 0; i < blocks.length; i += options.batchSize) batches.push(blocks.slice(i, i + options.batchSize));
-    await Promise.all(
-      batches.map(async (batch) => {
-        const range = `blocks ${batch[0]!.number}..${batch.at(-1)!.number}`;
-        const traces = await retry(`tracing ${range}`, () =>
-          Promise.all(batch.map((block) => fetchBlockTraces(options.client, options.traceMethod, block))),
-        );
-        progress.onTraced(await retry(`writing the traces of ${range}`, () => writeBlockTraces(options.pool, traces)));
-      }),
-    );
-    logger.debug(`traced blocks ${blocks[0]!.number}..${blocks.at(-1)!.number}`);
   }
+}
+
+/** Traces and stores the lowest untraced blocks, several batches at once; returns how many it found. */
+async function traceRound(options: TraceStageOptions, progress: Progress): Promise<number> {
+  const blocks = await findUntracedBlocks(options.pool, options.batchSize * options.concurrency);
+  if (blocks.length === 0) return 0;
+  const batches: UntracedBlock[][] = [];
+  for (let i = 0; i < blocks.length; i += options.batchSize) batches.push(blocks.slice(i, i + options.batchSize));
+  await Promise.all(
+    batches.map(async (batch) => {
+      const traces = await Promise.all(batch.map((block) => fetchBlockTraces(options.client, options.traceMethod, block)));
+      progress.onTraced(await writeBlockTraces(options.pool, traces));
+    }),
+  );
+  options.logger.debug(`traced blocks ${blocks[0]!.number}..${blocks.at(-1)!.number}`);
+  return blocks.length;
 }

@@ -1,5 +1,3 @@
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 
@@ -12,12 +10,36 @@ function csvCell(value: Cell): string {
   return value;
 }
 
+/** Rows for one table, with the columns they fill. */
+export interface RowSet {
+  table: string;
+  columns: readonly string[];
+  rows: Cell[][];
+}
+
+/**
+ * Rows are sent in pieces of about this many characters: one CopyData message per row would cost
+ * a stream write and a socket write each, which dominates the COPY of small rows.
+ */
+const CHUNK_CHARS = 256 * 1024;
+
 /** Bulk-loads rows into a table with COPY … FROM STDIN (CSV), inside the client's current transaction. */
-export async function copyRows(client: PoolClient, table: string, columns: readonly string[], rows: Cell[][]): Promise<void> {
+export async function copyRows(client: PoolClient, table: string, columns: readonly string[], rows: readonly Cell[][]): Promise<void> {
   if (rows.length === 0) return;
   const sql = `COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`;
-  const lines = (function* () {
-    for (const row of rows) yield row.map(csvCell).join(',') + '\n';
-  })();
-  await pipeline(Readable.from(lines), client.query(copyFrom(sql)));
+  const stream = client.query(copyFrom(sql));
+  const finished = new Promise<void>((resolve, reject) => {
+    stream.on('finish', resolve);
+    stream.on('error', reject);
+  });
+  let chunk = '';
+  for (const row of rows) {
+    chunk += row.map(csvCell).join(',') + '\n';
+    if (chunk.length >= CHUNK_CHARS) {
+      stream.write(chunk);
+      chunk = '';
+    }
+  }
+  stream.end(chunk);
+  await finished;
 }

@@ -38,3 +38,19 @@ export async function highestIndexedBlock(pool: Pool): Promise<bigint | null> {
   const { rows } = await pool.query<{ number: string | null }>('SELECT max(number)::text AS number FROM blocks WHERE consensus');
   return rows[0]?.number == null ? null : BigInt(rows[0].number);
 }
+
+/**
+ * The lowest consensus block in [first, last] whose parent hash is not the hash of the consensus
+ * block below it (both present), or null when every stored neighbour pair links up.
+ */
+export async function findBrokenLink(pool: Pool, first: bigint, last: bigint): Promise<bigint | null> {
+  const { rows } = await pool.query<{ number: string }>(
+    `SELECT b.number::text
+       FROM blocks b JOIN blocks p ON p.consensus AND p.number = b.number - 1
+      WHERE b.consensus AND b.number BETWEEN $1 AND $2 AND p.hash <> b.parent_hash
+      ORDER BY b.number
+      LIMIT 1`,
+    [first.toString(), last.toString()],
+  );
+  return rows[0] ? BigInt(rows[0].number) : null;
+}

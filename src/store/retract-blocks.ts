@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { TokenTransferRecord, TokenType } from '../model.js';
 import { bufferToHex } from './encode.js';
 import { revertTokenTransfers } from './token-ledger.js';
@@ -35,6 +35,22 @@ const toTransferRecord = (r: RetractedTransferRow): TokenTransferRecord => ({
 });
 
 /**
+ * Forgets that the given addresses are contracts when the only creations indexed for them were in
+ * retracted blocks: a contract created on a lost branch does not exist on the chain that replaced it
+ * (and a creation on the new branch marks it again when its block is written).
+ */
+async function forgetRetractedContracts(client: PoolClient, createdContracts: (Buffer | null)[]): Promise<void> {
+  const candidates = createdContracts.filter((address): address is Buffer => address !== null);
+  if (candidates.length === 0) return;
+  await client.query(
+    `DELETE FROM addresses a WHERE a.hash = ANY($1::bytea[])
+       AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.created_contract = a.hash AND t.status IS DISTINCT FROM 0)
+       AND NOT EXISTS (SELECT 1 FROM internal_transactions i WHERE i.created_contract = a.hash AND i.error IS NULL)`,
+    [candidates],
+  );
+}
+
+/**
  * Takes the consensus blocks at and above a height off the canonical chain, in one transaction:
  * they stay as non-consensus rows (so that a lookup by number can say the block lost consensus),
  * every row derived from them is removed, and the token balances and owners they moved are moved back.
@@ -46,10 +62,18 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       [fromNumber.toString()],
     );
     const hashes = rows.map((r) => r.hash);
-    await client.query('DELETE FROM transactions WHERE block_number >= $1', [fromNumber.toString()]);
-    for (const table of ['withdrawals', 'internal_transactions', 'block_rewards']) {
+    const created = await client.query<{ created_contract: Buffer | null }>(
+      'DELETE FROM transactions WHERE block_number >= $1 RETURNING created_contract',
+      [fromNumber.toString()],
+    );
+    const createdInternally = await client.query<{ created_contract: Buffer | null }>(
+      'DELETE FROM internal_transactions WHERE block_hash = ANY($1::bytea[]) RETURNING created_contract',
+      [hashes],
+    );
+    for (const table of ['withdrawals', 'block_rewards']) {
       await client.query(`DELETE FROM ${table} WHERE block_hash = ANY($1::bytea[])`, [hashes]);
     }
+    await forgetRetractedContracts(client, [...created.rows, ...createdInternally.rows].map((r) => r.created_contract));
     const retracted = await client.query<RetractedTransferRow>(
       'DELETE FROM token_transfers WHERE block_hash = ANY($1::bytea[]) RETURNING *',
       [hashes],

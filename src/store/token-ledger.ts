@@ -196,14 +196,11 @@ export async function applyTokenTransfers(client: PoolClient, transfers: readonl
 }
 
 /**
- * Reverts what removed transfers implied: balances and holder counts by the opposite deltas, supply
- * marks for the mints and burns removed, and each affected ERC-721 owner from the latest transfer
- * still indexed (null when none is left).
+ * After transfers are removed, sets each affected ERC-721 (or ERC-404) id's owner from the latest
+ * transfer still indexed (null when none is left).
  */
-export async function revertTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
-  await applyBalances(client, transfers, -1n);
-  await markSupplyChanges(client, transfers);
-  const owned = transfers.filter((t) => t.tokenId !== null && t.tokenType !== 'ERC-1155');
+async function revertOwners(client: PoolClient, removed: readonly TokenTransferRecord[]): Promise<void> {
+  const owned = removed.filter((t) => t.tokenId !== null && t.tokenType !== 'ERC-1155');
   if (owned.length === 0) return;
   await client.query(
     `UPDATE token_instances ti SET owner = l.to_address, owner_block_number = l.block_number, owner_log_index = l.log_index
@@ -215,4 +212,40 @@ export async function revertTokenTransfers(client: PoolClient, transfers: readon
      WHERE ti.token_address = r.token_address AND ti.token_id = r.token_id`,
     [owned.map((t) => hexToBuffer(t.tokenAddress)), owned.map((t) => t.tokenId!.toString())],
   );
+}
+
+/**
+ * The NFT ids of removed transfers may have had their metadata read from the state of the lost blocks
+ * (where an id may not even exist). An id that no indexed transfer mentions any more is forgotten, so
+ * that a transfer indexed later brings it back as new; the others are sent back to the metadata stage.
+ */
+async function refreshInstances(client: PoolClient, removed: readonly TokenTransferRecord[]): Promise<void> {
+  const ids = new Map<string, [Address, bigint]>();
+  for (const t of removed) if (t.tokenId !== null) ids.set(`${t.tokenAddress}:${t.tokenId}`, [t.tokenAddress, t.tokenId]);
+  if (ids.size === 0) return;
+  // Sorted, so that concurrent writers lock rows in the same order.
+  const keys = [...ids.keys()].sort().map((key) => ids.get(key)!);
+  const params = [keys.map(([token]) => hexToBuffer(token)), keys.map(([, id]) => id.toString())];
+  await client.query(
+    `DELETE FROM token_instances ti USING unnest($1::bytea[], $2::numeric[]) AS r(token_address, token_id)
+     WHERE ti.token_address = r.token_address AND ti.token_id = r.token_id
+       AND NOT EXISTS (SELECT 1 FROM token_transfers tt WHERE tt.token_address = r.token_address AND tt.token_id = r.token_id)`,
+    params,
+  );
+  await client.query(
+    `UPDATE token_instances ti SET metadata_fetched_at = NULL FROM unnest($1::bytea[], $2::numeric[]) AS r(token_address, token_id)
+     WHERE ti.token_address = r.token_address AND ti.token_id = r.token_id`,
+    params,
+  );
+}
+
+/**
+ * Reverts what removed transfers implied: balances and holder counts by the opposite deltas, supply
+ * marks for the mints and burns removed, the owners of the NFT ids they moved, and those ids' metadata.
+ */
+export async function revertTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+  await applyBalances(client, transfers, -1n);
+  await markSupplyChanges(client, transfers);
+  await revertOwners(client, transfers);
+  await refreshInstances(client, transfers);
 }

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { BlockBundle } from '../model.js';
-import { copyRows, type Cell } from './copy.js';
+import { copyRows, type Cell, type RowSet } from './copy.js';
 import {
   byteaArrayCell,
   byteaCell,
@@ -9,6 +9,7 @@ import {
   optionalByteaCell,
   timestampCell,
 } from './encode.js';
+import { removeMinedFromPending } from './pending-transactions.js';
 import { applyTokenTransfers } from './token-ledger.js';
 import { inTransaction } from './transaction.js';
 
@@ -86,21 +87,14 @@ async function recordContracts(client: PoolClient, bundles: readonly BlockBundle
   );
 }
 
-/** Rows encoded before the transaction opens, to keep it short. */
-interface EncodedBundles {
-  blocks: Cell[][];
-  transactions: Cell[][];
-  withdrawals: Cell[][];
-  tokenTransfers: Cell[][];
-}
-
-function encodeBundles(bundles: readonly BlockBundle[]): EncodedBundles {
-  return {
-    blocks: blockRows(bundles),
-    transactions: transactionRows(bundles),
-    withdrawals: withdrawalRows(bundles),
-    tokenTransfers: tokenTransferRows(bundles),
-  };
+/** The rows a batch of blocks adds to the tables written by COPY, in the order they are written. */
+export function blockRowSets(bundles: readonly BlockBundle[]): RowSet[] {
+  return [
+    { table: 'blocks', columns: blockColumns, rows: blockRows(bundles) },
+    { table: 'transactions', columns: transactionColumns, rows: transactionRows(bundles) },
+    { table: 'withdrawals', columns: withdrawalColumns, rows: withdrawalRows(bundles) },
+    { table: 'token_transfers', columns: tokenTransferColumns, rows: tokenTransferRows(bundles) },
+  ];
 }
 
 /**
@@ -109,17 +103,16 @@ function encodeBundles(bundles: readonly BlockBundle[]): EncodedBundles {
  */
 export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundle[]): Promise<void> {
   if (bundles.length === 0) return;
-  const encoded = encodeBundles(bundles);
+  // Encoded before the transaction opens, to keep it short.
+  const rowSets = blockRowSets(bundles);
   return inTransaction(pool, async (client) => {
     // A block that lost consensus and is canonical again (a reorg and its undoing) comes back as new.
     await client.query('DELETE FROM blocks WHERE NOT consensus AND hash = ANY($1::bytea[])', [
       bundles.map((b) => hexToBuffer(b.block.hash)),
     ]);
-    await copyRows(client, 'blocks', blockColumns, encoded.blocks);
-    await copyRows(client, 'transactions', transactionColumns, encoded.transactions);
-    await copyRows(client, 'withdrawals', withdrawalColumns, encoded.withdrawals);
-    await copyRows(client, 'token_transfers', tokenTransferColumns, encoded.tokenTransfers);
+    for (const { table, columns, rows } of rowSets) await copyRows(client, table, columns, rows);
     await recordContracts(client, bundles);
     await applyTokenTransfers(client, bundles.flatMap((b) => b.tokenTransfers));
+    await removeMinedFromPending(client, bundles.flatMap((b) => b.transactions.map((t) => t.hash)));
   });
 }

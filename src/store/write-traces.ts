@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { BlockRewardRecord, BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
-import { copyRows, type Cell } from './copy.js';
+import { copyRows, type Cell, type RowSet } from './copy.js';
 import { byteaCell, hexToBuffer, numericCell, optionalByteaCell } from './encode.js';
 import { inTransaction } from './transaction.js';
 
@@ -16,6 +16,11 @@ function internalTransactionRows(traces: BlockTraces): Cell[][] {
     optionalByteaCell(t.to), optionalByteaCell(t.createdContract), numericCell(t.value), numericCell(t.gas),
     numericCell(t.gasUsed), t.error, t.index === 0 ? null : optionalByteaCell(t.input), optionalByteaCell(t.output),
   ]);
+}
+
+/** The internal_transactions rows of traced blocks, as COPY takes them. */
+export function internalTransactionRowSet(blocks: readonly BlockTraces[]): RowSet {
+  return { table: 'internal_transactions', columns: internalTransactionColumns, rows: blocks.flatMap(internalTransactionRows) };
 }
 
 /** What a transaction's traces say about it. */
@@ -67,16 +72,17 @@ async function writeRewards(client: PoolClient, traces: BlockTraces): Promise<vo
   );
 }
 
-async function writeOutcomes(client: PoolClient, traces: BlockTraces): Promise<void> {
-  const outcomes = transactionOutcomes(traces.internalTransactions);
+/** The trace-derived fields of the blocks' transactions, in one statement for all the blocks. */
+async function writeOutcomes(client: PoolClient, blocks: readonly BlockTraces[]): Promise<void> {
+  const outcomes = blocks.flatMap((traces) => transactionOutcomes(traces.internalTransactions).map((o) => ({ ...o, blockHash: traces.blockHash })));
   if (outcomes.length === 0) return;
   await client.query(
     `UPDATE transactions t
         SET error = o.error, revert_reason = o.revert_reason, has_error_in_internal_transactions = o.has_error
-       FROM unnest($2::bytea[], $3::text[], $4::bytea[], $5::boolean[]) AS o (hash, error, revert_reason, has_error)
-      WHERE t.hash = o.hash AND t.block_hash = $1`,
+       FROM unnest($1::bytea[], $2::bytea[], $3::text[], $4::bytea[], $5::boolean[]) AS o (block_hash, hash, error, revert_reason, has_error)
+      WHERE t.hash = o.hash AND t.block_hash = o.block_hash`,
     [
-      hexToBuffer(traces.blockHash),
+      outcomes.map((o) => hexToBuffer(o.blockHash)),
       outcomes.map((o) => hexToBuffer(o.hash)),
       outcomes.map((o) => o.error),
       outcomes.map((o) => (o.revertReason === null ? null : hexToBuffer(o.revertReason))),
@@ -112,11 +118,10 @@ export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[
     );
     const current = new Set(rows.map((r) => `0x${r.hash.toString('hex')}`));
     const kept = blocks.filter((b) => current.has(b.blockHash));
-    await copyRows(client, 'internal_transactions', internalTransactionColumns, kept.flatMap(internalTransactionRows));
-    for (const traces of kept) {
-      await writeRewards(client, traces);
-      await writeOutcomes(client, traces);
-    }
+    const { table, columns, rows: frames } = internalTransactionRowSet(kept);
+    await copyRows(client, table, columns, frames);
+    for (const traces of kept) await writeRewards(client, traces);
+    await writeOutcomes(client, kept);
     await recordCreatedContracts(client, kept);
     await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [rows.map((r) => r.hash)]);
     return kept.length;

@@ -157,7 +157,7 @@ before(async () => {
       ],
     );
   }
-  pending.sort((a, b) => (a.insertedAt === b.insertedAt ? (a.hash < b.hash ? -1 : 1) : a.insertedAt < b.insertedAt ? 1 : -1));
+  pending.sort((a, b) => (a.insertedAt === b.insertedAt ? (a.hash < b.hash ? 1 : -1) : a.insertedAt < b.insertedAt ? 1 : -1));
   api = await startApi(db.pool);
 });
 
@@ -342,7 +342,7 @@ test('creations, token creations, failed calls and contract calls render as Bloc
   assert.equal(unknownSelector.method, fiftySelector);
 });
 
-test('the pending list pages by (inserted_at desc, hash asc) with pool-transaction fields', async () => {
+test('the pending list pages by (inserted_at, hash) desc with pool-transaction fields', async () => {
   const list = await collectList(api, '/api/v2/transactions', { filter: 'pending' });
   assertPaging(list, 75, false);
   assert.deepEqual(list.pageSizes, [50, 25]);

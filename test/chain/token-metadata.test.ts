@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createContractCaller } from '../../src/chain/contract-calls.js';
+import { InvalidNodeResponseError, NodeUnavailableError } from '../../src/chain/errors.js';
 import { createRpcClient } from '../../src/chain/rpc.js';
 import { readTokenMetadata } from '../../src/chain/token-metadata.js';
 import type { Address, Hex } from '../../src/model.js';
@@ -53,19 +54,24 @@ test('mainnet recordings: a bytes32 symbol, a string padded with NULs, empty str
   }
 });
 
-test('a contract the node does not answer for, or a node that does not answer, gives nulls', async () => {
-  const nulls = { name: null, symbol: null, decimals: null, totalSupply: null };
-  const unknown = await startReplayNode(recordedCalls(cases[0]!));
+test('an address without code gives nulls; a node that answers null or not at all fails the read, to be asked again', async () => {
+  const token: Address = '0x00000000000000000000000000000000000000aa';
+  // name, symbol, decimals, totalSupply: a node answers empty data for calls to an address without code.
+  const noCode = await startReplayNode(
+    ['0x06fdde03', '0x95d89b41', '0x313ce567', '0x18160ddd'].map((data) => ({ method: 'eth_call', params: [{ to: token, data }, 'latest'], result: '0x' })),
+  );
+  // Recordings of other contracts only: this node answers null for the token's calls, which no node should.
+  const answersNull = await startReplayNode(recordedCalls(cases[0]!));
   const silent = await startReplayNode([], { faults: ['no-answer', 'no-answer', 'no-answer', 'no-answer'] });
   try {
-    const token: Address = '0x00000000000000000000000000000000000000aa';
     const read = async (url: string, timeoutMs?: number) =>
       (await readTokenMetadata(createContractCaller(createRpcClient({ url, timeoutMs, retryCount: 0 })), [token])).get(token);
-    assert.deepEqual(await read(unknown.url), nulls);
+    assert.deepEqual(await read(noCode.url), { name: null, symbol: null, decimals: null, totalSupply: null });
+    await assert.rejects(read(answersNull.url), InvalidNodeResponseError);
     const started = Date.now();
-    assert.deepEqual(await read(silent.url, 300), nulls);
+    await assert.rejects(read(silent.url, 300), NodeUnavailableError);
     assert.ok(Date.now() - started < 5_000);
   } finally {
-    await Promise.all([unknown.stop(), silent.stop()]);
+    await Promise.all([noCode.stop(), answersNull.stop(), silent.stop()]);
   }
 });

@@ -28,6 +28,9 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     url,
     pool,
     async drop() {
+      // pool.end() resolves while its connections are still closing, and the forced drop below
+      // terminates them: that termination is expected, not an error of the test.
+      pool.on('error', () => undefined);
       await pool.end();
       const client = new pg.Client({ connectionString: `${testServerUrl}/postgres` });
       await client.connect();

@@ -15,11 +15,16 @@ export function loadMainnetBlock18000000(): { block: RpcBlock; receipts: RpcRece
   };
 }
 
-/** What a node serving only block 18,000,000 answers: the block (full transactions) and its receipts. */
+/**
+ * What a node serving only block 18,000,000 answers: the block (with full transactions, and with
+ * transaction hashes only, as a node sends it for `false`: derived from the recording) and its receipts.
+ */
 export function loadMainnetBlock18000000Recordings(): Recording[] {
   const { block, receipts } = loadMainnetBlock18000000();
+  const header = { ...block, transactions: block.transactions.map((transaction) => (transaction as { hash: string }).hash) };
   return [
     { method: 'eth_getBlockByNumber', params: ['0x112a880', true], result: block },
+    { method: 'eth_getBlockByNumber', params: ['0x112a880', false], result: header },
     { method: 'eth_getBlockReceipts', params: ['0x112a880'], result: receipts },
   ];
 }

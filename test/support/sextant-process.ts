@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const cli = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
@@ -9,20 +10,68 @@ export interface SextantRun {
   stderr: string;
 }
 
-/** Runs the sextant CLI from source to its end (for commands that exit). */
-export async function runSextant(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<SextantRun> {
+/** A sextant CLI process started from source. */
+export interface SextantChild {
+  /** Everything it printed so far, stdout and stderr as they came. */
+  output(): string;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves to the exit code (null when a signal ended it). */
+  exited: Promise<number | null>;
+  /** Sends SIGKILL: the process ends at once, wherever it is, as on a crash or an OOM kill. */
+  kill(): Promise<number | null>;
+}
+
+/** Starts the sextant CLI from source with `args`, in an environment of `env` alone (plus PATH and HOME). */
+export function spawnSextant(args: string[], env: Record<string, string>): SextantChild {
   const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const [code] = (await once(child, 'exit')) as [number | null];
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+    output += chunk;
+  });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return {
+    output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    kill() {
+      child.kill('SIGKILL');
+      return exited;
+    },
+  };
+}
+
+/** Runs the sextant CLI from source to its end (for commands that exit). */
+export async function runSextant(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<SextantRun> {
+  const child = spawnSextant(args, env);
+  const timer = setTimeout(() => void child.kill(), timeoutMs);
+  const code = await child.exited;
   clearTimeout(timer);
-  return { code, stdout, stderr };
+  return { code, stdout: child.stdout(), stderr: child.stderr() };
+}
+
+/** Waits until `condition` holds, checking every `intervalMs`; fails naming `what` after `timeoutMs`. */
+export async function waitFor(
+  condition: () => Promise<boolean>,
+  what: string,
+  { timeoutMs = 60_000, intervalMs = 50 }: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    await sleep(intervalMs);
+  }
 }
 
 export interface RunningSextant {
@@ -66,4 +115,22 @@ export async function startSextant(env: Record<string, string>, timeoutMs = 60_0
       return exited;
     },
   };
+}
+
+/**
+ * Runs `sextant start` until `settled` says the work is done (`sextant index` ends once blocks and
+ * traces are in, before the token stages are done), then stops it.
+ */
+export async function runUntilSettled(
+  env: Record<string, string>,
+  settled: () => Promise<boolean>,
+  timeoutMs = 240_000,
+): Promise<void> {
+  const sextant = await startSextant(env, timeoutMs);
+  try {
+    await waitFor(settled, `sextant settled:\n${sextant.output()}`, { timeoutMs, intervalMs: 100 });
+  } finally {
+    const code = await sextant.stop();
+    if (code !== 0) throw new Error(`sextant exited with code ${code}:\n${sextant.output()}`);
+  }
 }

@@ -10,6 +10,8 @@ const IndexerSchema = Type.Object({
   node_available: Type.Boolean(),
   last_error: Nullable(Type.String()),
   blocks_indexed: Type.Integer(),
+  batch_size: Type.Integer(),
+  new_heads: Type.Union([Type.Literal('websocket'), Type.Literal('polling')]),
 });
 
 const Response = Type.Object({
@@ -24,6 +26,8 @@ const indexerView = (status: IndexerStatus) => ({
   node_available: status.nodeAvailable,
   last_error: status.lastError,
   blocks_indexed: status.blocksIndexed,
+  batch_size: status.batchSize,
+  new_heads: status.newHeads,
 });
 
 /**

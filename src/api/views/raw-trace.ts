@@ -1,8 +1,49 @@
+import { type Static, Type } from '@sinclair/typebox';
 import type { TraceFrameRow } from '../../store/read/internal-transactions.js';
+import { Nullable } from '../schemas.js';
+
+/**
+ * Parity's three action shapes (call, create, suicide) in one object of optional members, and its two
+ * result shapes likewise: each shape's keys are in alphabetical order, so one alphabetical schema keeps
+ * them all in Parity's order, and lets the response serializer compile instead of trying branches.
+ */
+const ActionSchema = Type.Object({
+  address: Type.Optional(Type.String()),
+  balance: Type.Optional(Type.String()),
+  callType: Type.Optional(Nullable(Type.String())),
+  creationMethod: Type.Optional(Type.String()),
+  from: Type.Optional(Type.String()),
+  gas: Type.Optional(Type.String()),
+  init: Type.Optional(Nullable(Type.String())),
+  input: Type.Optional(Nullable(Type.String())),
+  refundAddress: Type.Optional(Nullable(Type.String())),
+  to: Type.Optional(Nullable(Type.String())),
+  value: Type.Optional(Type.String()),
+});
+
+const ResultSchema = Type.Object({
+  address: Type.Optional(Nullable(Type.String())),
+  code: Type.Optional(Nullable(Type.String())),
+  gasUsed: Type.String(),
+  output: Type.Optional(Nullable(Type.String())),
+});
+
+export const RawTraceEntrySchema = Type.Object({
+  action: ActionSchema,
+  blockHash: Type.String(),
+  blockNumber: Type.Integer(),
+  error: Type.Optional(Type.String()),
+  result: Nullable(ResultSchema),
+  subtraces: Type.Integer(),
+  traceAddress: Type.Array(Type.Integer()),
+  transactionHash: Type.String(),
+  transactionPosition: Type.Integer(),
+  type: Type.String(),
+});
 
 const quantity = (value: bigint) => `0x${value.toString(16)}`;
 
-function action(frame: TraceFrameRow): Record<string, unknown> {
+function action(frame: TraceFrameRow): Static<typeof ActionSchema> {
   switch (frame.type) {
     case 'call':
       return { callType: frame.callType, from: frame.from, gas: quantity(frame.gas ?? 0n), input: frame.input, to: frame.to, value: quantity(frame.value) };
@@ -14,7 +55,7 @@ function action(frame: TraceFrameRow): Record<string, unknown> {
   }
 }
 
-function result(frame: TraceFrameRow): Record<string, unknown> | null {
+function result(frame: TraceFrameRow): Static<typeof ResultSchema> | null {
   if (frame.gasUsed === null) return null;
   if (frame.type === 'call') return { gasUsed: quantity(frame.gasUsed), output: frame.output };
   return { address: frame.createdContract, code: frame.output, gasUsed: quantity(frame.gasUsed) };

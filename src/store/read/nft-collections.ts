@@ -29,8 +29,6 @@ export interface NftCollectionKeyset {
 
 export const previewsPerCollection = 9;
 
-const bucket = `array_position(ARRAY['ERC-721', 'ERC-1155', 'ERC-404'], k.type)`;
-
 interface CollectionRecordRow extends TokenColumns {
   amount: string;
 }
@@ -71,9 +69,41 @@ async function readPreviews(db: Db, address: Buffer, tokens: TokenRow[]): Promis
   return byToken;
 }
 
+/** Which balance rows make a collection of each type, and how they count. */
+const collectionRows: Record<NftType, { condition: string; amount: string }> = {
+  'ERC-721': { condition: 'b.token_id IS NULL AND b.value > 0', amount: 'sum(b.value)' },
+  'ERC-1155': { condition: 'b.token_id IS NOT NULL AND b.value > 0', amount: 'count(*)' },
+  'ERC-404': { condition: 'b.token_id IS NOT NULL', amount: 'count(*)' },
+};
+
+/** The address's collections of one type, by token address, after `afterToken` if given. */
+async function listCollectionsOfType(
+  db: Db,
+  holder: Buffer,
+  type: NftType,
+  afterToken: Buffer | null,
+  limit: number,
+): Promise<CollectionRecordRow[]> {
+  const params = new SqlParams();
+  const { condition, amount } = collectionRows[type];
+  const conditions = [`b.address = ${params.add(holder)}`, condition, `k.type = ${params.add(type)}`];
+  if (afterToken !== null) conditions.push(`b.token_address > ${params.add(afterToken)}`);
+  const { rows } = await db.query<CollectionRecordRow>(
+    `SELECT ${tokenColumns('k')}, ${amount} AS amount
+     FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
+     WHERE ${conditions.join(' AND ')}
+     GROUP BY b.token_address, k.address
+     ORDER BY b.token_address
+     LIMIT ${params.add(limit)}`,
+    params.values,
+  );
+  return rows;
+}
+
 /**
  * E3: the NFT collections an address holds, of the given types (all when empty): ERC-721 counted by its
  * balance; ERC-1155 by its ids with a positive balance; ERC-404 by its ids with any balance row.
+ * Each type is read in turn, each read stopping at the page's end.
  */
 export async function listNftCollections(
   db: Db,
@@ -82,30 +112,16 @@ export async function listNftCollections(
   after: NftCollectionKeyset | null,
   limit: number,
 ): Promise<NftCollectionRow[]> {
-  const params = new SqlParams();
   const holder = byteaFromHex(address);
-  const conditions = [
-    `b.address = ${params.add(holder)}`,
-    `((k.type = 'ERC-721' AND b.token_id IS NULL AND b.value > 0)
-      OR (k.type = 'ERC-1155' AND b.token_id IS NOT NULL AND b.value > 0)
-      OR (k.type = 'ERC-404' AND b.token_id IS NOT NULL))`,
-    `k.type = ANY(${params.add(types.length > 0 ? types : nftTypeOrder)}::text[])`,
-  ];
-  if (after !== null) {
-    conditions.push(
-      `(${bucket}, b.token_address) > (${params.add(nftTypeOrder.indexOf(after.tokenType) + 1)}::integer, ${params.add(byteaFromHex(after.tokenAddress))})`,
-    );
+  const firstType = after === null ? 0 : nftTypeOrder.indexOf(after.tokenType);
+  const wanted = nftTypeOrder.filter((type, i) => i >= firstType && (types.length === 0 || types.includes(type)));
+  const records: CollectionRecordRow[] = [];
+  for (const type of wanted) {
+    if (records.length >= limit) break;
+    const afterToken = after !== null && after.tokenType === type ? byteaFromHex(after.tokenAddress) : null;
+    records.push(...(await listCollectionsOfType(db, holder, type, afterToken, limit - records.length)));
   }
-  const { rows } = await db.query<CollectionRecordRow>(
-    `SELECT ${tokenColumns('k')}, CASE WHEN k.type = 'ERC-721' THEN sum(b.value) ELSE count(*) END AS amount
-     FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
-     WHERE ${conditions.join(' AND ')}
-     GROUP BY k.address
-     ORDER BY ${bucket}, k.address
-     LIMIT ${params.add(limit)}`,
-    params.values,
-  );
-  const collections = rows.map((r) => ({ token: toTokenRow(r), amount: BigInt(r.amount) }));
+  const collections = records.map((r) => ({ token: toTokenRow(r), amount: BigInt(r.amount) }));
   const previews = await readPreviews(db, holder, collections.map((c) => c.token));
   return collections.map((c) => ({ ...c, previews: previews.get(c.token.address.slice(2)) ?? [] }));
 }

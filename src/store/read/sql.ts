@@ -2,7 +2,9 @@ import type pg from 'pg';
 import type { Address, Hex } from '../../model.js';
 
 /** What the read queries need of a pool: a place to run one statement. */
-export type Db = Pick<pg.Pool, 'query'>;
+export interface Db {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
 
 export const hexFromBytea = (bytes: Buffer): Hex => `0x${bytes.toString('hex')}`;
 

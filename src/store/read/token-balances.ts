@@ -53,16 +53,19 @@ export async function listTokenBalances(
       params.add(byteaFromHex(after.tokenAddress)),
       `${params.add((after.tokenId ?? -1n).toString())}::numeric`,
     ];
-    conditions.push(`(b.value < ${value} OR (b.value = ${value} AND (${tieKeys}) > (${ties.join(', ')})))`);
+    // b.value <= value is implied by the rest, and lets the index scan start at the keyset's value.
+    conditions.push(`b.value <= ${value}`, `(b.value < ${value} OR (b.value = ${value} AND (${tieKeys}) > (${ties.join(', ')})))`);
   }
+  // The NFT instances are joined to the page only, not to every balance the order has to look at.
   const { rows } = await db.query<TokenBalanceRecordRow>(
-    `SELECT ${tokenColumns('k')}, b.token_id, b.value, ti.token_id IS NOT NULL AS has_instance, ti.metadata
-     FROM address_token_balances b
-     JOIN tokens k ON k.address = b.token_address
+    `SELECT b.*, ti.token_id IS NOT NULL AS has_instance, ti.metadata
+     FROM (SELECT ${tokenColumns('k')}, b.token_id, b.value
+           FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
+           WHERE ${conditions.join(' AND ')}
+           ORDER BY b.value DESC, ${tieKeys}
+           LIMIT ${params.add(limit)}) b
      LEFT JOIN token_instances ti ON ti.token_address = b.token_address AND ti.token_id = b.token_id
-     WHERE ${conditions.join(' AND ')}
-     ORDER BY b.value DESC, ${tieKeys}
-     LIMIT ${params.add(limit)}`,
+     ORDER BY b.value DESC, b.token_name IS NULL, COALESCE(b.token_name, ''), b.token_type, b.token_address, COALESCE(b.token_id, -1)`,
     params.values,
   );
   return rows.map((r) => ({

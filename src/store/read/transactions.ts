@@ -236,9 +236,9 @@ export async function listMinedTransactions(
   }));
 }
 
-const pendingOrder = 'inserted_at DESC, hash ASC';
+const pendingOrder = 'inserted_at DESC, hash DESC';
 
-/** Pool transactions, newest first ((inserted_at desc, hash asc), as Blockscout orders them), after the keyset. */
+/** Pool transactions, newest first ((inserted_at, hash) descending), after the keyset if one is given. */
 export async function listPendingTransactions(
   db: Db,
   filters: TransactionFilters,
@@ -249,14 +249,13 @@ export async function listPendingTransactions(
   const limitParam = params.add(limit);
   const conditions = kindCondition(filters.kinds, pendingKindPredicates);
   if (after !== null) {
-    // The index runs inserted_at DESC, hash ASC, which one row comparison cannot express.
-    const insertedAt = `${params.add(after.insertedAt)}::timestamptz`;
-    const hash = params.add(byteaFromHex(after.hash));
-    conditions.push(`t.inserted_at <= ${insertedAt} AND (t.inserted_at < ${insertedAt} OR t.hash > ${hash})`);
+    conditions.push(
+      `(t.inserted_at, t.hash) < (${params.add(after.insertedAt)}::timestamptz, ${params.add(byteaFromHex(after.hash))}::bytea)`,
+    );
   }
   const scan = (selectorPredicate: string | null) =>
     `SELECT t.* FROM pending_transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
-     ORDER BY t.inserted_at DESC, t.hash ASC LIMIT ${limitParam}`;
+     ORDER BY t.inserted_at DESC, t.hash DESC LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, pendingOrder, limitParam);
   const { rows } = await db.query<PendingTransactionRecord>(
     `SELECT t.hash, ${isoTimestamp('t.inserted_at')} AS inserted_at,
@@ -269,7 +268,7 @@ export async function listPendingTransactions(
      FROM (${page}) t
      LEFT JOIN addresses fa ON fa.hash = t.from_address
      LEFT JOIN addresses ta ON ta.hash = t.to_address
-     ORDER BY t.inserted_at DESC, t.hash ASC`,
+     ORDER BY t.inserted_at DESC, t.hash DESC`,
     params.values,
   );
   return rows.map((r) => ({

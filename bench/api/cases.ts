@@ -1,0 +1,119 @@
+import type { Db } from '../../src/store/read/sql.js';
+
+export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9';
+
+export interface Endpoint {
+  id: EndpointId;
+  title: string;
+  /** Whether the list pages (E6 is one trace; E9 a block's few withdrawals). */
+  deepPage: boolean;
+  /**
+   * Groups of the indexed data, one per key the endpoint can be asked about: the first page's URL
+   * (`path`) and how many items it lists (`n`).
+   */
+  keys: string;
+}
+
+const hex = (column: string) => `'0x' || encode(${column}, 'hex')`;
+
+export const endpoints: Endpoint[] = [
+  {
+    id: 'E1',
+    title: 'tokens an address holds',
+    deepPage: true,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/tokens' AS path, count(*) AS n
+           FROM address_token_balances WHERE value > 0 GROUP BY address`,
+  },
+  {
+    // The list has no key: "hot" is the whole list, "cold" a method selector only a few transactions call.
+    id: 'E2',
+    title: 'transactions',
+    deepPage: true,
+    keys: `SELECT '/api/v2/transactions' AS path, count(*) AS n FROM transactions
+           UNION ALL
+           SELECT '/api/v2/transactions?method=' || ${hex('substring(input FROM 1 FOR 4)')}, count(*)
+           FROM transactions WHERE length(input) >= 4 GROUP BY substring(input FROM 1 FOR 4)`,
+  },
+  {
+    id: 'E3',
+    title: 'NFT collections of an address',
+    deepPage: true,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('b.address')} || '/nft/collections' AS path, count(DISTINCT b.token_address) AS n
+           FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
+           WHERE k.type <> 'ERC-20' AND b.value > 0 GROUP BY b.address`,
+  },
+  {
+    id: 'E4',
+    title: 'transfers of one NFT',
+    deepPage: true,
+    keys: `SELECT '/api/v2/tokens/' || ${hex('token_address')} || '/instances/' || token_id::text || '/transfers' AS path, count(*) AS n
+           FROM token_transfers WHERE token_id IS NOT NULL AND token_type IN ('ERC-721', 'ERC-1155')
+           GROUP BY token_address, token_id`,
+  },
+  {
+    id: 'E5',
+    title: 'blocks validated by an address',
+    deepPage: true,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('miner')} || '/blocks-validated' AS path, count(*) AS n
+           FROM blocks WHERE consensus GROUP BY miner`,
+  },
+  {
+    id: 'E6',
+    title: 'raw trace of a transaction',
+    deepPage: false,
+    keys: `SELECT '/api/v2/transactions/' || ${hex('transaction_hash')} || '/raw-trace' AS path, count(*) AS n
+           FROM internal_transactions GROUP BY transaction_hash`,
+  },
+  {
+    id: 'E7',
+    title: 'internal transactions of an address',
+    deepPage: true,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('a')} || '/internal-transactions' AS path, count(*) AS n
+           FROM (SELECT from_address AS a FROM internal_transactions WHERE index > 0 OR type <> 'call'
+                 UNION ALL
+                 SELECT coalesce(to_address, created_contract) FROM internal_transactions WHERE index > 0 OR type <> 'call') s
+           GROUP BY a`,
+  },
+  {
+    id: 'E8',
+    title: 'token transfers of an address',
+    deepPage: true,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('a')} || '/token-transfers' AS path, count(*) AS n
+           FROM (SELECT from_address AS a FROM token_transfers UNION ALL SELECT to_address FROM token_transfers) s
+           GROUP BY a`,
+  },
+  {
+    id: 'E9',
+    title: 'withdrawals of a block',
+    deepPage: false,
+    keys: `SELECT '/api/v2/blocks/' || b.number::text || '/withdrawals' AS path, count(*) AS n
+           FROM withdrawals w JOIN blocks b ON b.hash = w.block_hash AND b.consensus GROUP BY b.number`,
+  },
+];
+
+export type KeyKind = 'hot' | 'cold';
+
+export interface EndpointKey {
+  kind: KeyKind;
+  /** The first page's URL path and query. */
+  path: string;
+  /** How many items the key lists. */
+  items: number;
+}
+
+/** The largest "handful": a cold key lists at most this many items. */
+const coldItems = 5;
+
+/**
+ * The hot key (most items) and a cold one (the most items up to a handful, else the fewest) of an
+ * endpoint; none when the indexed data has nothing for it.
+ */
+export async function findKeys(db: Db, endpoint: Endpoint): Promise<EndpointKey[]> {
+  const { rows } = await db.query<{ kind: KeyKind; path: string; n: string }>(
+    `WITH g AS MATERIALIZED (${endpoint.keys})
+     (SELECT 'hot' AS kind, path, n FROM g ORDER BY n DESC, path LIMIT 1)
+     UNION ALL
+     (SELECT 'cold', path, n FROM g ORDER BY CASE WHEN n <= ${coldItems} THEN -n ELSE n END, path LIMIT 1)`,
+  );
+  return rows.map((r) => ({ kind: r.kind, path: r.path, items: Number(r.n) }));
+}

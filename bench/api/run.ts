@@ -1,0 +1,227 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { BenchScale } from '../chain/scale.js';
+import { describeMachine, loadAverage } from '../index/machine.js';
+import { megabytes, readMemory } from '../index/process-memory.js';
+import { type EndpointId, type KeyKind, endpoints, findKeys } from './cases.js';
+import { type RunningChild, freePort, startNodeChild } from './child-process.js';
+import type { LoadFigures } from './figures.js';
+import { type LoadPlan, loadHttp } from './load.js';
+import { fetchBody, findDeepPage } from './pages.js';
+import { explain, loadSql, recordQueries } from './sql-floor.js';
+
+export interface ApiBenchOptions {
+  scale: BenchScale;
+  /** A migrated database holding an indexed chain. */
+  databaseUrl: string;
+  report: (line: string) => void;
+}
+
+/** One page measured at one concurrency: the API and its two floors. */
+export interface ConcurrencyFigures {
+  connections: number;
+  api: LoadFigures;
+  /** The same statements through node-postgres, no HTTP. */
+  sql: LoadFigures;
+  /** The same JSON from memory through Fastify, no database. */
+  memory: LoadFigures;
+}
+
+export interface MeasuredPage {
+  endpoint: EndpointId;
+  key: KeyKind;
+  /** Items the key lists in all. */
+  items: number;
+  page: 'first' | 'deep';
+  /** Items before the page. */
+  depth: number;
+  path: string;
+  figures: ConcurrencyFigures[];
+  /** EXPLAIN (ANALYZE, BUFFERS) of each statement the page runs. */
+  plans: string[];
+}
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export interface ApiBenchResult {
+  pages: MeasuredPage[];
+  serverPeakRssBytes: number;
+  targets: TargetCheck[];
+}
+
+const targetDepth = 10_000;
+const concurrencies = [1, 64];
+/** The API's pool size in `sextant serve`, used for the database floor too. */
+const poolSize = 10;
+
+const loadPlans: Record<BenchScale, LoadPlan> = {
+  small: { requestsPerConnection: 1, minimumRequests: 50, warmupRequests: 10 },
+  full: { requestsPerConnection: 10, minimumRequests: 500, warmupRequests: 100 },
+};
+
+// The built CLI, as production runs it (`npm run bench*` builds it first): tsx's loader would add its own memory and CPU.
+const cli = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const memoryServer = new URL('./memory-server.ts', import.meta.url).pathname;
+
+/** `sextant serve` on the database; request logging off (LOG_LEVEL=warn) so the figures are the API's. */
+async function startServe(databaseUrl: string): Promise<RunningChild> {
+  const port = await freePort();
+  const env = { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  return startNodeChild([cli, 'serve'], env, port, '/health');
+}
+
+async function startMemoryFloor(responsesFile: string, readyPath: string): Promise<RunningChild> {
+  const port = await freePort();
+  return startNodeChild(['--import', 'tsx', memoryServer, responsesFile, String(port)], {}, port, readyPath);
+}
+
+interface PageToMeasure {
+  endpoint: EndpointId;
+  key: KeyKind;
+  items: number;
+  page: 'first' | 'deep';
+  depth: number;
+  path: string;
+}
+
+async function choosePages(pool: pg.Pool, serveUrl: string, report: (line: string) => void): Promise<PageToMeasure[]> {
+  const pages: PageToMeasure[] = [];
+  for (const endpoint of endpoints) {
+    const keys = await findKeys(pool, endpoint);
+    if (keys.length === 0) report(`${endpoint.id} ${endpoint.title}: no data indexed for it, not measured`);
+    for (const key of keys) {
+      if (key.kind === 'cold' && key.path === keys[0]?.path) {
+        report(`${endpoint.id}: every key lists ${key.items} items; no cold key apart from the hot one`);
+        continue;
+      }
+      pages.push({ endpoint: endpoint.id, key: key.kind, items: key.items, page: 'first', depth: 0, path: key.path });
+      if (!endpoint.deepPage || key.kind === 'cold') continue;
+      const deep = await findDeepPage(serveUrl, key.path, targetDepth);
+      if (deep.depth === 0) {
+        report(`${endpoint.id} hot: the list has ${key.items} items, one page: no deep page`);
+        continue;
+      }
+      if (deep.depth < targetDepth) report(`${endpoint.id} hot: the list has ${key.items} items; the deepest page starts at ${deep.depth}`);
+      pages.push({ endpoint: endpoint.id, key: 'hot', items: key.items, page: 'deep', depth: deep.depth, path: deep.path });
+    }
+  }
+  return pages;
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const figures = (f: LoadFigures) =>
+  `${fixed(f.requestsPerSecond, 0).padStart(6)} req/s p50 ${fixed(f.p50Ms, 2).padStart(6)} p99 ${fixed(f.p99Ms, 2).padStart(6)} ms${f.failures > 0 ? ` (${f.failures} failed)` : ''}`;
+
+const pageLabel = (p: PageToMeasure) => `${p.endpoint} ${p.key.padEnd(4)} ${p.page === 'first' ? 'first' : `deep@${p.depth}`}`;
+
+function reportPage(report: (line: string) => void, page: MeasuredPage): void {
+  report(`${pageLabel(page)}  ${page.path}  (${page.items} items)`);
+  for (const c of page.figures) {
+    report(
+      `  c=${String(c.connections).padEnd(2)} api ${figures(c.api)} | sql floor ${figures(c.sql)} | memory floor ${figures(c.memory)} | api/sql ${fixed(c.api.requestsPerSecond / c.sql.requestsPerSecond, 2)} api/memory ${fixed(c.api.requestsPerSecond / c.memory.requestsPerSecond, 2)}`,
+    );
+  }
+}
+
+function reportPlans(report: (line: string) => void, page: MeasuredPage): void {
+  report(`${pageLabel(page)}  ${page.path}`);
+  page.plans.forEach((plan, i) => {
+    report(`  statement ${i + 1}:`);
+    for (const line of plan.split('\n')) report(`    ${line}`);
+  });
+}
+
+const atConnections = (page: MeasuredPage, connections: number): ConcurrencyFigures =>
+  page.figures.find((f) => f.connections === connections)!;
+
+/** The issue's targets, each checked on every page it applies to. */
+function checkTargets(pages: MeasuredPage[], serverPeakRssBytes: number): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const page of pages) {
+    const c1 = atConnections(page, 1).api;
+    checks.push({ target: `${pageLabel(page)}: p99 <= 10 ms at c=1`, measured: `${fixed(c1.p99Ms, 2)} ms`, met: c1.p99Ms <= 10 });
+    const c64 = atConnections(page, 64);
+    const share = c64.api.requestsPerSecond / c64.memory.requestsPerSecond;
+    checks.push({ target: `${pageLabel(page)}: API >= 60% of the memory floor at c=64`, measured: `${fixed(share * 100, 0)}%`, met: share >= 0.6 });
+  }
+  const first = (endpoint: EndpointId, key: KeyKind) => pages.find((p) => p.endpoint === endpoint && p.key === key && p.page === 'first');
+  for (const deep of pages.filter((p) => p.page === 'deep')) {
+    const top = first(deep.endpoint, 'hot')!;
+    const ratio = atConnections(deep, 1).api.p50Ms / atConnections(top, 1).api.p50Ms;
+    checks.push({ target: `${deep.endpoint} deep@${deep.depth} <= 1.2 x first page (p50, c=1)`, measured: fixed(ratio, 2), met: ratio <= 1.2 });
+  }
+  for (const hot of pages.filter((p) => p.key === 'hot' && p.page === 'first')) {
+    const cold = first(hot.endpoint, 'cold');
+    if (cold === undefined) continue;
+    const ratio = atConnections(hot, 1).api.p50Ms / atConnections(cold, 1).api.p50Ms;
+    checks.push({ target: `${hot.endpoint} hot <= 2 x cold (first page, p50, c=1)`, measured: fixed(ratio, 2), met: ratio <= 2 });
+  }
+  checks.push({ target: 'API peak RSS <= 200 MB', measured: megabytes(serverPeakRssBytes), met: serverPeakRssBytes <= 200 * 1024 * 1024 });
+  return checks;
+}
+
+/**
+ * Benchmarks the nine endpoints on an indexed database: `sextant serve` as a child process, loaded
+ * over loopback with autocannon, beside the database floor and the in-memory JSON floor.
+ */
+export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchResult> {
+  const { report } = options;
+  const plan = loadPlans[options.scale];
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: poolSize });
+  const workDir = await mkdtemp(join(tmpdir(), 'sextant-bench-api-'));
+  const serve = await startServe(options.databaseUrl);
+  let memory: RunningChild | null = null;
+  try {
+    // After a bulk load, as autovacuum would before long: the plans below depend on fresh statistics.
+    await pool.query('ANALYZE');
+    const chosen = await choosePages(pool, serve.baseUrl, report);
+    const bodies: Record<string, string> = {};
+    for (const page of chosen) bodies[page.path] = (await fetchBody(serve.baseUrl, page.path)).body;
+    const responsesFile = join(workDir, 'responses.json');
+    await writeFile(responsesFile, JSON.stringify(bodies));
+    memory = await startMemoryFloor(responsesFile, chosen[0]!.path);
+    const statements = await recordQueries(pool, chosen.map((p) => p.path));
+
+    report(`API benchmark (${options.scale}) on ${describeMachine()}, load average ${loadAverage()}`);
+    report('requests/s and latency per page; c = concurrent connections; ratios of requests/s');
+    const pages: MeasuredPage[] = [];
+    for (const page of chosen) {
+      const queries = statements.get(page.path)!;
+      const measured: ConcurrencyFigures[] = [];
+      for (const connections of concurrencies) {
+        measured.push({
+          connections,
+          api: await loadHttp(`${serve.baseUrl}${page.path}`, connections, plan),
+          sql: await loadSql(pool, queries, connections, plan),
+          memory: await loadHttp(`${memory.baseUrl}${page.path}`, connections, plan),
+        });
+      }
+      const result: MeasuredPage = { ...page, figures: measured, plans: await explain(pool, queries) };
+      reportPage(report, result);
+      pages.push(result);
+    }
+
+    report('Query plans (EXPLAIN ANALYZE, BUFFERS):');
+    for (const page of pages) reportPlans(report, page);
+
+    report(`load average at the end: ${loadAverage()}`);
+    // The kernel's high-water mark of the process's resident memory (VmHWM), over its whole life.
+    const serverPeakRssBytes = (await readMemory(serve.pid))?.peak ?? Number.NaN;
+    const targets = checkTargets(pages, serverPeakRssBytes);
+    report(`sextant serve peak RSS: ${megabytes(serverPeakRssBytes)}`);
+    report('Targets:');
+    for (const t of targets) report(`  ${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.measured}`);
+    return { pages, serverPeakRssBytes, targets };
+  } finally {
+    await memory?.stop();
+    await serve.stop();
+    await pool.end();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

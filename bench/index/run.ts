@@ -1,0 +1,144 @@
+import pg from 'pg';
+import { createRpcClient } from '../../src/chain/rpc.js';
+import { runMetadataStages } from '../chain/metadata.js';
+import { startBenchNode } from '../chain/node-process.js';
+import { createChainGenerator } from '../chain/generate.js';
+import { chainShape, type BenchScale } from '../chain/scale.js';
+import { embeddedTarget, tunedServerTarget, tunedSettings, withMigratedPool, type DatabaseTarget } from './databases.js';
+import { copyFloor, fetchAndDecodeFloor, nodeFloor, totalRows, type Batching, type RowCounts } from './floors.js';
+import { describeMachine, loadAverage } from './machine.js';
+import { megabytes } from './process-memory.js';
+import { runSextantIndex, type IndexRun } from './sextant-index.js';
+
+export interface IndexBenchOptions {
+  scale: BenchScale;
+  /** Only the first `blocks` blocks of the scale's chain. */
+  blocks?: number;
+  report: (line: string) => void;
+  /** Keep the tuned server's indexed database (for the API benchmark) rather than drop it. */
+  keepDatabase: boolean;
+}
+
+export interface IndexBenchResult {
+  /** The tuned server's database, indexed with blocks, traces and token metadata (dropped unless kept). */
+  databaseUrl: string;
+  rows: RowCounts;
+  fetchFloorSeconds: number;
+  targets: { label: string; copySeconds: number; index: IndexRun }[];
+}
+
+/** Sextant's defaults (INDEXER_CATCHUP_BLOCKS_BATCH_SIZE, INDEXER_CATCHUP_BLOCKS_CONCURRENCY), which `sextant index` runs with. */
+const batching: Batching = { batchSize: 10, concurrency: 4 };
+
+/** Indexing at least this share of the fetch-and-decode floor's rows per second is the target. */
+const TARGET_SHARE_OF_FETCH_FLOOR = 0.5;
+
+/**
+ * Item 2 of the benchmark: `sextant index` over the generated chain into the embedded PostgreSQL and a
+ * tuned server, beside the RPC-and-JSON floor (fetch and decode, no writes) and the database floor (the
+ * same rows COPYed straight into the same tables), with the indexer's memory sampled along the run.
+ */
+export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBenchResult> {
+  const { report } = options;
+  const chain = createChainGenerator(chainShape(options.scale, options.blocks));
+  const lastBlock = chain.head;
+  report(`## index (${options.scale}: blocks 0..${lastBlock}); ${describeMachine()}`);
+  report(`batch size ${batching.batchSize}, concurrency ${batching.concurrency}; tuned server: ALTER DATABASE ... SET ${Object.entries(tunedSettings).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  const node = await startBenchNode(options.scale, options.blocks);
+  const targets: IndexBenchResult['targets'] = [];
+  let kept: DatabaseTarget | null = null;
+  try {
+    const served = await nodeFloor(node.url, lastBlock, batching);
+    report(line(`node alone, blocks 0..${served.blocks - 1} (answers parsed only)`, served.seconds, { blocks: served.blocks }, `load ${loadAverage()}`));
+    const floor = await fetchAndDecodeFloor(node.url, lastBlock, batching);
+    const rows = floor.rows;
+    report(`rows per run: ${describeRows(rows)}`);
+    report(line('fetch + decode floor (no writes)', floor.seconds, rowsOf(rows), `load ${loadAverage()}`));
+
+    for (const open of [embeddedTarget, () => tunedServerTarget(`sextant_bench_${options.scale}`)]) {
+      const target = await open();
+      try {
+        const copy = await withMigratedPool(target.copyUrl, (pool) => copyFloor(pool, chain));
+        checkSameRows(copy.rows, rows, `the COPY floor (${target.label})`);
+        report(line(`COPY floor, ${target.label}`, copy.seconds, rowsOf(rows), `load ${loadAverage()}`));
+        const index = await runSextantIndex({ nodeUrl: node.url, lastBlock, databaseUrl: target.indexUrl });
+        checkSameRows(await countStoredRows(target.indexUrl), rows, `sextant index (${target.label})`);
+        const share = floor.seconds / index.seconds;
+        report(
+          line(`sextant index, ${target.label}`, index.seconds, rowsOf(rows), [
+            `peak RSS ${megabytes(index.peakRss)}`,
+            `${share.toFixed(2)} of the fetch floor (target >= ${TARGET_SHARE_OF_FETCH_FLOOR}: ${share >= TARGET_SHARE_OF_FETCH_FLOOR ? 'met' : 'missed'})`,
+            `${(copy.seconds / index.seconds).toFixed(2)} of the COPY floor`,
+            `load ${loadAverage()}`,
+          ].join(', ')),
+        );
+        report(`  memory along the run: ${memoryProfile(index, lastBlock + 1)}`);
+        targets.push({ label: target.label, copySeconds: copy.seconds, index });
+        if (target.label === 'tuned server' && options.keepDatabase) {
+          const started = performance.now();
+          await withMigratedPool(target.indexUrl, (pool) => runMetadataStages(pool, createRpcClient({ url: node.url })));
+          report(`token and NFT metadata read to the end after the run in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+          kept = target;
+        }
+      } finally {
+        await target.close(target === kept);
+      }
+    }
+    return { databaseUrl: kept?.indexUrl ?? '', rows, fetchFloorSeconds: floor.seconds, targets };
+  } finally {
+    await node.stop();
+  }
+}
+
+function rowsOf(rows: RowCounts): { blocks: number; transactions: number; rows: number } {
+  return { blocks: rows.blocks, transactions: rows.transactions, rows: totalRows(rows) };
+}
+
+function describeRows(rows: RowCounts): string {
+  return `${rows.blocks} blocks, ${rows.transactions} transactions, ${rows.withdrawals} withdrawals, ${rows.tokenTransfers} token transfers, ${rows.internalTransactions} internal transactions (${totalRows(rows)} rows)`;
+}
+
+/** One figure: what was timed, how long it took, and its rates. */
+function line(what: string, seconds: number, counts: { blocks: number; transactions?: number; rows?: number }, notes: string): string {
+  const rate = (n: number | undefined, unit: string) => (n === undefined ? '' : `, ${Math.round(n / seconds)} ${unit}/s`);
+  return `${what.padEnd(44)} ${seconds.toFixed(1).padStart(7)} s${rate(counts.blocks, 'blocks')}${rate(counts.transactions, 'tx')}${rate(counts.rows, 'rows')}; ${notes}`;
+}
+
+/** The resident memory when the indexer had stored a quarter, half, three quarters and all of the chain. */
+function memoryProfile(run: IndexRun, blocks: number): string {
+  return [0.25, 0.5, 0.75, 1]
+    .map((share) => {
+      const sample = run.samples.find((s) => s.blocks >= share * blocks) ?? run.samples.at(-1);
+      return sample === undefined ? '' : `${Math.round(share * 100)}% ${megabytes(sample.rss)}`;
+    })
+    .join(', ');
+}
+
+const storedTables: Record<keyof RowCounts, string> = {
+  blocks: 'blocks',
+  transactions: 'transactions',
+  withdrawals: 'withdrawals',
+  tokenTransfers: 'token_transfers',
+  internalTransactions: 'internal_transactions',
+};
+
+async function countStoredRows(url: string): Promise<RowCounts> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const counts = {} as RowCounts;
+    for (const [key, table] of Object.entries(storedTables) as [keyof RowCounts, string][]) {
+      counts[key] = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+    }
+    return counts;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A run that wrote other rows than the chain has measured something else: stop rather than report it. */
+function checkSameRows(actual: RowCounts, expected: RowCounts, what: string): void {
+  if (describeRows(actual) !== describeRows(expected)) {
+    throw new Error(`${what} stored ${describeRows(actual)}; the chain has ${describeRows(expected)}`);
+  }
+}

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
+import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
+import { runScenario } from '../../src/demo/scenario.js';
+import { assertSameSnapshot, snapshotDatabase, unfinishedWork, type DatabaseSnapshot } from '../support/database-snapshot.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { seededRandom } from '../support/fault-proxy.js';
+import { runUntilSettled, spawnSextant, waitFor } from '../support/sextant-process.js';
+
+// `sextant index` killed with SIGKILL again and again, wherever it is (starting, migrating, writing
+// blocks, writing traces), then run to its end, leaves the database an uninterrupted run leaves.
+
+/** Blocks of one value transfer each, mined after the demo scenario so that indexing takes a while. */
+const EXTRA_BLOCKS = 600;
+const KILLS = 12;
+
+let anvil: AnvilNode;
+let head: bigint;
+let reference: DatabaseSnapshot;
+const databases: TestDatabase[] = [];
+
+async function mineTransfers(client: RpcClient, count: number): Promise<void> {
+  const [from, to] = await client.request<string[]>('eth_accounts', []);
+  for (let i = 0; i < count; i++) await client.request('eth_sendTransaction', [{ from, to, value: `0x${(i + 1).toString(16)}` }]);
+}
+
+const indexEnv = (db: TestDatabase): Record<string, string> => ({
+  DATABASE_URL: db.url,
+  ETHEREUM_JSONRPC_HTTP_URL: anvil.rpcUrl,
+  LAST_BLOCK: head.toString(),
+  // Many small writes, one at a time: more moments to be killed at, and a run that lasts.
+  INDEXER_CATCHUP_BLOCKS_BATCH_SIZE: '2',
+  INDEXER_CATCHUP_BLOCKS_CONCURRENCY: '1',
+  INDEXER_POLL_INTERVAL_MS: '50',
+});
+
+async function newDatabase(): Promise<TestDatabase> {
+  const db = await createTestDatabase({ migrated: false });
+  databases.push(db);
+  return db;
+}
+
+/** Runs Sextant until every stage is done. */
+async function indexToTheEnd(db: TestDatabase): Promise<void> {
+  await runUntilSettled(indexEnv(db), async () => (await unfinishedWork(db.pool, head)).length === 0);
+}
+
+/** How far indexing got: blocks written and blocks traced (0 while the schema is not there yet). */
+async function progress(db: TestDatabase): Promise<{ blocks: number; traced: number }> {
+  const schema = await db.pool.query<{ present: boolean }>("SELECT to_regclass('blocks') IS NOT NULL AS present");
+  if (!schema.rows[0]!.present) return { blocks: 0, traced: 0 };
+  const { rows } = await db.pool.query<{ blocks: number; traced: number }>(
+    'SELECT count(*)::int AS blocks, count(traced_at)::int AS traced FROM blocks',
+  );
+  return rows[0]!;
+}
+
+before(async () => {
+  anvil = await startAnvil();
+  await runScenario(anvil.rpcUrl);
+  const client = createRpcClient({ url: anvil.rpcUrl });
+  await mineTransfers(client, EXTRA_BLOCKS);
+  head = BigInt(await client.request<string>('eth_blockNumber', []));
+  const db = await newDatabase();
+  await indexToTheEnd(db);
+  reference = await snapshotDatabase(db.pool);
+  assert.equal(reference.blocks!.rows.length, Number(head) + 1, 'the uninterrupted run indexed every block');
+});
+
+after(async () => {
+  for (const db of databases) await db.drop();
+  await anvil?.stop();
+});
+
+test(`${KILLS} kills with SIGKILL at random moments, then a run to the end, leave the database of an uninterrupted run`, async (t) => {
+  const random = seededRandom(20260522);
+  const db = await newDatabase();
+  const total = Number(head) + 1;
+  const moments: string[] = [];
+  const reached: { blocks: number; traced: number }[] = [];
+  for (let kill = 0; kill < KILLS; kill++) {
+    const child = spawnSextant(['index'], indexEnv(db));
+    const before = await progress(db);
+    // The first kills come while the process starts and migrates; then by turns while it writes
+    // blocks and while it writes traces, each at a random point of what is left to do.
+    let moment: string;
+    if (kill < 3) {
+      const delay = Math.floor(150 + random() * 1200);
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, delay)), child.exited]);
+      moment = `${delay} ms after the start`;
+    } else {
+      const stage = kill % 2 === 1 && before.blocks < total ? 'blocks' : 'traced';
+      const target = before[stage] + Math.ceil(random() * Math.max(1, (total - before[stage]) / 3));
+      await Promise.race([
+        waitFor(async () => (await progress(db))[stage] >= target, `${target} ${stage}`, { timeoutMs: 120_000, intervalMs: 10 }),
+        child.exited,
+      ]);
+      moment = `at ${stage} >= ${target}`;
+    }
+    const code = await child.kill();
+    const after = await progress(db);
+    reached.push(after);
+    moments.push(`${moment} (${after.blocks} blocks, ${after.traced} traced${code === null ? '' : `, had exited with ${code}`})`);
+    assert.equal(code, null, `run ${kill + 1} ended by itself before its kill (${moment}):\n${child.output()}`);
+  }
+  t.diagnostic(`killed ${moments.join('; ')}`);
+  await indexToTheEnd(db);
+  assertSameSnapshot(await snapshotDatabase(db.pool), reference, `after kills ${moments.join('; ')}`);
+  assert.ok(reached.some(({ blocks }) => blocks > 0 && blocks < total), `no kill came while blocks were written:\n${moments.join('\n')}`);
+  assert.ok(reached.some(({ blocks, traced }) => traced > 0 && traced < blocks), `no kill came while traces were written:\n${moments.join('\n')}`);
+});

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import type { Pool } from 'pg';
+
+/**
+ * Columns that hold the wall-clock time something was done, which two runs over the same chain
+ * never share. Each is compared only as set or not (a `<column> IS NOT NULL` member), which still
+ * tells a traced block from an untraced one.
+ */
+const WALL_CLOCK_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  // When each migration ran.
+  schema_migrations: ['applied_at'],
+  // When the trace stage wrote the block's traces.
+  blocks: ['traced_at'],
+  // When the token's contract was read.
+  tokens: ['metadata_fetched_at'],
+  // When the NFT's metadata was fetched.
+  token_instances: ['metadata_fetched_at'],
+  // When the node's pool was seen to hold the transaction.
+  pending_transactions: ['inserted_at'],
+};
+
+/** Every row of every table, as text, in a stable order, by table name. */
+export type DatabaseSnapshot = Record<string, { columns: string[]; rows: string[][] }>;
+
+/**
+ * A canonical dump of every table of the public schema: all rows, each column as PostgreSQL's text
+ * form (bytea in hex), ordered by every column, wall-clock columns reduced to whether they are set.
+ */
+export async function snapshotDatabase(pool: Pool): Promise<DatabaseSnapshot> {
+  const { rows: columns } = await pool.query<{ table_name: string; column_name: string }>(
+    `SELECT table_name, column_name FROM information_schema.columns
+      WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,
+  );
+  const tables = new Map<string, { names: string[]; expressions: string[] }>();
+  for (const { table_name: table, column_name: column } of columns) {
+    const wallClock = WALL_CLOCK_COLUMNS[table]?.includes(column) ?? false;
+    const entry = tables.get(table) ?? { names: [], expressions: [] };
+    entry.names.push(wallClock ? `${column} IS NOT NULL` : column);
+    entry.expressions.push(wallClock ? `(${quote(column)} IS NOT NULL)::text` : `${quote(column)}::text`);
+    tables.set(table, entry);
+  }
+  const snapshot: DatabaseSnapshot = {};
+  for (const [table, { names, expressions }] of tables) {
+    const order = expressions.map((_, i) => String(i + 1)).join(', ');
+    const { rows } = await pool.query<string[]>({
+      text: `SELECT ${expressions.join(', ')} FROM ${quote(table)} ORDER BY ${order}`,
+      rowMode: 'array',
+    });
+    snapshot[table] = { columns: names, rows };
+  }
+  return snapshot;
+}
+
+/** Asserts two snapshots are equal; the message names the first table that differs and its first differing rows. */
+export function assertSameSnapshot(actual: DatabaseSnapshot, expected: DatabaseSnapshot, context = ''): void {
+  const prefix = context === '' ? '' : `${context}: `;
+  assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), `${prefix}the databases have different tables`);
+  for (const table of Object.keys(expected).sort()) {
+    const got = actual[table]!;
+    const want = expected[table]!;
+    if (JSON.stringify(got) === JSON.stringify(want)) continue;
+    const first = firstDifference(got.rows, want.rows);
+    assert.fail(
+      `${prefix}table ${table} differs (${got.rows.length} rows, expected ${want.rows.length}); first difference at row ${first}:\n` +
+        `  columns:  ${JSON.stringify(want.columns)}\n` +
+        `  got:      ${JSON.stringify(got.rows[first] ?? null)}\n` +
+        `  expected: ${JSON.stringify(want.rows[first] ?? null)}`,
+    );
+  }
+}
+
+function firstDifference(got: readonly string[][], want: readonly string[][]): number {
+  const length = Math.max(got.length, want.length);
+  for (let i = 0; i < length; i++) if (JSON.stringify(got[i]) !== JSON.stringify(want[i])) return i;
+  return length;
+}
+
+const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
+
+/**
+ * What the stages of Sextant have still to do in the database indexed up to `lastBlock`: blocks to
+ * index or trace, tokens to read, total supplies to read again, NFT metadata to fetch. Empty once
+ * indexing has settled.
+ */
+export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<string[]> {
+  const { rows } = await pool.query<{ what: string; count: number }>(
+    `SELECT 'blocks to index' AS what, $1::int - count(*)::int AS count FROM blocks WHERE consensus
+     UNION ALL SELECT 'blocks to trace', count(*)::int FROM blocks WHERE consensus AND traced_at IS NULL
+     UNION ALL SELECT 'tokens to read', count(*)::int FROM tokens WHERE metadata_fetched_at IS NULL
+     UNION ALL SELECT 'total supplies to read again', count(*)::int FROM tokens WHERE supply_mark IS NOT NULL
+     UNION ALL SELECT 'NFT metadata to fetch', count(*)::int FROM token_instances WHERE metadata_fetched_at IS NULL`,
+    [Number(lastBlock) + 1],
+  );
+  return rows.filter((row) => row.count !== 0).map((row) => `${row.count} ${row.what}`);
+}

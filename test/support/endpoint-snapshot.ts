@@ -1,0 +1,175 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+import { knownMethodSelectors } from './expected-json.js';
+import { type ApiClient, type ApiResponse, collectList, queryString } from './http-client.js';
+
+/**
+ * Every answer of the nine endpoints (E1-E9) about a set of addresses, tokens, NFT ids, transactions
+ * and blocks, as a map from request path to JSON: two indexes of the same chain are identical when
+ * their snapshots are deep-equal. Lists are followed to their end through next_page_params, and the
+ * page boundaries are part of the answer. No field is ignored: none of the answers depends on the
+ * wall-clock time (confirmations and block-time figures follow the indexed head, not the clock).
+ */
+
+export interface ChainSubjects {
+  /** Lowercase 0x-hex, as are all the hashes below. */
+  addresses: string[];
+  tokens: string[];
+  instances: { token: string; id: string }[];
+  transactions: string[];
+  /** Block numbers (decimal) and block hashes, each asked for its withdrawals. */
+  blocks: string[];
+}
+
+export type EndpointSnapshot = Map<string, unknown>;
+
+/** An ApiClient that sends its requests to a Fastify instance in-process, without a socket. */
+export function injectedApi(app: FastifyInstance): ApiClient {
+  return {
+    base: '',
+    async get(path): Promise<ApiResponse> {
+      const response = await app.inject({ method: 'GET', url: path });
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(response.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : String(value));
+      }
+      const body = response.body === '' ? undefined : JSON.parse(response.body);
+      return { status: response.statusCode, headers, text: response.body, body };
+    },
+  };
+}
+
+const hex = (column: string) => `'0x' || encode(${column}, 'hex')`;
+
+/**
+ * Everything a database knows of: every address, token and NFT id in any table (also those left
+ * behind by retracted blocks, so that a leftover shows up as a difference), the transactions and the
+ * consensus blocks.
+ */
+export async function indexedSubjects(pool: Pool): Promise<ChainSubjects> {
+  const column = async (sql: string): Promise<string[]> => (await pool.query<{ v: string }>(sql)).rows.map((r) => r.v);
+  const addresses = await column(
+    `SELECT DISTINCT ${hex('a')} AS v FROM (
+       SELECT hash FROM addresses
+       UNION SELECT miner FROM blocks WHERE consensus
+       UNION SELECT from_address FROM transactions UNION SELECT to_address FROM transactions
+       UNION SELECT created_contract FROM transactions
+       UNION SELECT from_address FROM token_transfers UNION SELECT to_address FROM token_transfers
+       UNION SELECT from_address FROM internal_transactions UNION SELECT to_address FROM internal_transactions
+       UNION SELECT created_contract FROM internal_transactions
+       UNION SELECT address FROM withdrawals UNION SELECT address FROM address_token_balances
+       UNION SELECT owner FROM token_instances UNION SELECT address FROM tokens) s(a)
+     WHERE a IS NOT NULL`,
+  );
+  const instances = await pool.query<{ token: string; id: string }>(
+    `SELECT ${hex('token_address')} AS token, token_id::text AS id FROM token_instances
+     UNION SELECT ${hex('token_address')}, token_id::text FROM token_transfers WHERE token_id IS NOT NULL`,
+  );
+  const blocks = await pool.query<{ number: string; hash: string }>(
+    `SELECT number::text, ${hex('hash')} AS hash FROM blocks WHERE consensus`,
+  );
+  return normalizeSubjects({
+    addresses,
+    tokens: await column(`SELECT ${hex('address')} AS v FROM tokens`),
+    instances: instances.rows,
+    transactions: await column(`SELECT ${hex('hash')} AS v FROM transactions`),
+    blocks: blocks.rows.flatMap((b) => [b.number, b.hash]),
+  });
+}
+
+/** The union of several sets of subjects, deduplicated and in a fixed order. */
+export function mergeSubjects(...sets: ChainSubjects[]): ChainSubjects {
+  return normalizeSubjects({
+    addresses: sets.flatMap((s) => s.addresses),
+    tokens: sets.flatMap((s) => s.tokens),
+    instances: sets.flatMap((s) => s.instances),
+    transactions: sets.flatMap((s) => s.transactions),
+    blocks: sets.flatMap((s) => s.blocks),
+  });
+}
+
+function normalizeSubjects(s: ChainSubjects): ChainSubjects {
+  const unique = (values: string[]) => [...new Set(values.map((v) => v.toLowerCase()))].sort();
+  const instances = new Map(s.instances.map((i) => [`${i.token.toLowerCase()}/${i.id}`, { token: i.token.toLowerCase(), id: i.id }]));
+  return {
+    addresses: unique(s.addresses),
+    tokens: unique(s.tokens),
+    instances: [...instances.keys()].sort().map((key) => instances.get(key)!),
+    transactions: unique(s.transactions),
+    blocks: unique(s.blocks),
+  };
+}
+
+const tokenTypeFilters = ['', 'ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404'];
+const nftTypeFilters = ['', 'ERC-721', 'ERC-1155', 'ERC-404'];
+const transactionKindFilters = ['', 'coin_transfer', 'contract_call', 'contract_creation', 'token_creation', 'token_transfer'];
+
+/** Every request the snapshot makes: a path and the filters sent with each of its pages. */
+function requests(subjects: ChainSubjects): [string, Record<string, string>][] {
+  const all: [string, Record<string, string>][] = [];
+  for (const filter of ['validated', 'pending']) {
+    for (const type of transactionKindFilters) all.push(['/api/v2/transactions', { filter, type }]);
+  }
+  for (const method of Object.keys(knownMethodSelectors)) all.push(['/api/v2/transactions', { method }]);
+  for (const address of subjects.addresses) {
+    const base = `/api/v2/addresses/${address}`;
+    for (const type of tokenTypeFilters) all.push([`${base}/tokens`, { type }]);
+    for (const type of nftTypeFilters) all.push([`${base}/nft/collections`, { type }]);
+    all.push([`${base}/blocks-validated`, {}]);
+    for (const filter of ['', 'to', 'from']) all.push([`${base}/internal-transactions`, { filter }]);
+    for (const filter of ['to', 'from']) all.push([`${base}/token-transfers`, { filter }]);
+    for (const type of tokenTypeFilters) all.push([`${base}/token-transfers`, { type }]);
+    for (const token of subjects.tokens) all.push([`${base}/token-transfers`, { token }]);
+  }
+  for (const { token, id } of subjects.instances) all.push([`/api/v2/tokens/${token}/instances/${id}/transfers`, {}]);
+  for (const hash of subjects.transactions) all.push([`/api/v2/transactions/${hash}/raw-trace`, {}]);
+  for (const block of subjects.blocks) all.push([`/api/v2/blocks/${block}/withdrawals`, {}]);
+  return all;
+}
+
+/** A list's items and page boundaries, or the status and body of an answer that is not a list (or not a 200). */
+async function answer(api: ApiClient, path: string, filters: Record<string, string>): Promise<unknown> {
+  const first = await api.get(path + queryString(filters));
+  const isList = first.status === 200 && typeof first.body === 'object' && first.body !== null && 'next_page_params' in first.body;
+  if (!isList) return { status: first.status, body: first.body };
+  const { items, pageSizes, nextPageParams } = await collectList(api, path, filters);
+  return { items, pageSizes, nextPageParams };
+}
+
+/** Requests in flight at once: enough to keep the database busy while answers are parsed. */
+const concurrency = 4;
+
+/** The answers to every request about these subjects, keyed by request path and query. */
+export async function collectEndpointSnapshot(api: ApiClient, subjects: ChainSubjects): Promise<EndpointSnapshot> {
+  const pending = requests(subjects);
+  const answers = new Map<string, unknown>();
+  const worker = async () => {
+    for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+      const [path, filters] = next;
+      answers.set(path + queryString(filters), await answer(api, path, filters));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return new Map([...answers.keys()].sort().map((key) => [key, answers.get(key)]));
+}
+
+/** The request paths whose answers differ between two snapshots (or that only one has). */
+export function snapshotDifferences(actual: EndpointSnapshot, expected: EndpointSnapshot): string[] {
+  const paths = [...new Set([...actual.keys(), ...expected.keys()])].sort();
+  return paths.filter((path) => !isDeepStrictEqual(actual.get(path), expected.get(path)));
+}
+
+/** Where two answers first differ (a JSON path) and the two values there, short enough for a failure message. */
+export function firstDifference(actual: unknown, expected: unknown, path = '$'): string | null {
+  if (isDeepStrictEqual(actual, expected)) return null;
+  if (typeof actual === 'object' && actual !== null && typeof expected === 'object' && expected !== null) {
+    const keys = [...new Set([...Object.keys(actual), ...Object.keys(expected)])];
+    for (const key of keys) {
+      const found = firstDifference((actual as Record<string, unknown>)[key], (expected as Record<string, unknown>)[key], `${path}.${key}`);
+      if (found !== null) return found;
+    }
+  }
+  const show = (value: unknown) => (JSON.stringify(value) ?? 'undefined').slice(0, 300);
+  return `${path}: ${show(actual)} instead of ${show(expected)}`;
+}
