@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { NodeUnavailableError, RpcError } from '../../src/chain/errors.js';
 import { createRpcClient } from '../../src/chain/rpc.js';
 import { ConfigError } from '../../src/errors.js';
+import { startFaultProxy } from '../support/fault-proxy.js';
 import { startReplayNode, type Recording } from '../support/replay-node.js';
 
 const recordings: Recording[] = [
@@ -106,6 +107,20 @@ test('transient failures are retried until the node answers', async (t) => {
   assert.deepEqual(await client.batch(calls), [{ number: '0x1' }, { number: '0x2' }]);
   // The four faults took the first four attempts; the fifth was answered, as one batch again.
   assert.deepEqual(node.httpRequests, [{ calls: 2, batch: true }]);
+});
+
+test('a 429 is retried after the Retry-After the node asked for, not the shorter backoff', async (t) => {
+  const node = await startReplayNode(recordings);
+  const proxy = await startFaultProxy({ target: node.url, seed: 1, rates: { 'http-429': 1 }, limits: { 'http-429': 1 }, retryAfterSeconds: 1 });
+  t.after(async () => {
+    await proxy.stop();
+    await node.stop();
+  });
+  const client = createRpcClient({ url: proxy.url, retryCount: 2, ...fastRetries });
+  const started = Date.now();
+  assert.equal(await client.request('eth_blockNumber', []), '0x112a880');
+  assert.equal(proxy.injected['http-429'], 1);
+  assert.ok(Date.now() - started >= 1_000, `retried after ${Date.now() - started} ms`);
 });
 
 test('a node still failing after the retries is a NodeUnavailableError', async (t) => {

@@ -43,6 +43,8 @@ export interface FaultProxyOptions {
   limits?: Partial<Record<FaultKind, number>>;
   /** The Retry-After of a 429, in seconds. */
   retryAfterSeconds?: number;
+  /** A request holding more calls than this answers 503, as a node that cannot serve big batches. */
+  overloadedAbove?: number;
 }
 
 export interface FaultProxy {
@@ -124,6 +126,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       request.socket.destroy();
       return;
     }
+    if (options.overloadedAbove !== undefined && callCount(body) > options.overloadedAbove) {
+      response.writeHead(503, { 'content-type': 'text/plain' }).end('Service Unavailable');
+      return;
+    }
     const fault = options.spare !== undefined && holdsSpared(body, options.spare) ? null : draw();
     switch (fault) {
       case 'timeout':
@@ -190,6 +196,16 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/** The number of JSON-RPC calls in a request body (1 for anything but a batch). */
+function callCount(body: Buffer): number {
+  try {
+    const payload: unknown = JSON.parse(body.toString('utf8'));
+    return Array.isArray(payload) ? payload.length : 1;
+  } catch {
+    return 1;
+  }
 }
 
 function holdsSpared(body: Buffer, spare: NonNullable<FaultProxyOptions['spare']>): boolean {
