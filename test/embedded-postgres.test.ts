@@ -6,11 +6,11 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ConfigError } from '../src/errors.js';
 import { startEmbeddedPostgres } from '../src/store/embedded-postgres.js';
+import { waitFor } from './support/wait.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const ownerScript = fileURLToPath(new URL('support/embedded-postgres-owner.ts', import.meta.url));
@@ -42,14 +42,6 @@ async function processesOf(dataDir: string): Promise<number[]> {
     if (args.some((arg) => arg.startsWith(`${dataDir}/`))) pids.push(Number(entry));
   }
   return pids;
-}
-
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await sleep(50);
-  }
 }
 
 async function query(connectionString: string, sql: string): Promise<unknown[]> {
@@ -156,7 +148,7 @@ test('a server orphaned by a kill -9 of its owner and supervisor is stopped and 
     for (const pid of supervisors) process.kill(pid, 'SIGKILL');
     await kill(owner, 'SIGKILL');
     // A killed process stays listed until the kernel has torn it down.
-    await until(async () => (await processesOf(dataDir)).every((pid) => !supervisors.includes(pid)), 'the supervisors are gone');
+    await waitFor(async () => (await processesOf(dataDir)).every((pid) => !supervisors.includes(pid)), 'the supervisors are gone');
     assert.deepEqual(await processesOf(dataDir), [orphan], 'the server runs on as an orphan');
 
     const server = await startEmbeddedPostgres({ dataDir });
@@ -184,7 +176,7 @@ test('a second start on a data directory in use by another process is refused', 
     } finally {
       await kill(owner, 'SIGTERM');
     }
-    await until(async () => (await processesOf(dataDir)).length === 0, 'the server of the terminated owner stops');
+    await waitFor(async () => (await processesOf(dataDir)).length === 0, 'the server of the terminated owner stops');
     assert.equal(await exists(postmasterPidFile(dataDir)), false, 'the server of the terminated owner shut down cleanly');
   }),
 );

@@ -7,7 +7,7 @@ import { fetchBlocks } from '../../src/chain/fetch-blocks.js';
 import { fetchBlockTraces } from '../../src/chain/fetch-traces.js';
 import { createRpcClient } from '../../src/chain/rpc.js';
 import { readTokenMetadata } from '../../src/chain/token-metadata.js';
-import { readTokenUri } from '../../src/chain/token-uri.js';
+import { readTokenUris } from '../../src/chain/token-uri.js';
 import { createTestDatabase, bytea, type TestDatabase } from '../../test/support/database.js';
 import { createChainGenerator } from './generate.js';
 import { erc1155, erc20 } from './keys.js';
@@ -89,7 +89,7 @@ describe('the generated chain’s node', () => {
     const metadata = await readTokenMetadata(createContractCaller(client), [erc20(7), erc1155(3)]);
     assert.deepEqual(metadata.get(erc20(7)), { name: 'Token 7', symbol: 'T7', decimals: 18n, totalSupply: 10n ** 27n });
     assert.deepEqual(metadata.get(erc1155(3)), { name: null, symbol: null, decimals: null, totalSupply: null });
-    const uri = await readTokenUri(client, chain.keys.hotInstance.token, 'ERC-721', 0n);
+    const [uri] = await readTokenUris(createContractCaller(client), [{ token: chain.keys.hotInstance.token, type: 'ERC-721', id: 0n }]);
     assert.match(uri ?? '', /^data:application\/json;base64,/);
   });
 });

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { detectCapabilities } from '../../src/chain/capabilities.js';
 import { decodeBlock } from '../../src/chain/decode-block.js';
 import { fetchBlocks } from '../../src/chain/fetch-blocks.js';
-import { fetchBlockTraces } from '../../src/chain/fetch-traces.js';
+import { fetchBatchTraces } from '../../src/chain/fetch-traces.js';
 import { recordChainFact } from '../../src/store/chain-facts.js';
 import { migrate } from '../../src/store/migrate.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
@@ -25,7 +25,7 @@ const BLOCKS_PER_WRITE = 100;
 /**
  * Fills a database with the generated chain without a node or an indexer, through the indexer's own
  * code: fetchBlocks + decodeBlock + writeBlockBundles for blocks, receipts, logs and token transfers,
- * fetchBlockTraces + writeBlockTraces for internal transactions, and the metadata stages' readers and
+ * fetchBatchTraces + writeBlockTraces for internal transactions, and the metadata stages' readers and
  * stages for token and NFT metadata, all answered in process by the generator.
  */
 export async function loadBenchChain(options: LoadOptions): Promise<void> {
@@ -42,10 +42,10 @@ export async function loadBenchChain(options: LoadOptions): Promise<void> {
       const numbers = Array.from({ length: Math.min(BLOCKS_PER_WRITE, chain.head - from + 1) }, (_, i) => BigInt(from + i));
       const bundles = (await fetchBlocks(client, capabilities, numbers)).map(decodeBlock);
       await writeBlockBundles(pool, bundles);
-      const traces = await Promise.all(
-        bundles.map(({ block, transactions }) =>
-          fetchBlockTraces(client, capabilities.traceMethod, { hash: block.hash, number: block.number, transactionHashes: transactions.map((t) => t.hash) }),
-        ),
+      const traces = await fetchBatchTraces(
+        client,
+        capabilities.traceMethod,
+        bundles.map(({ block, transactions }) => ({ hash: block.hash, number: block.number, transactionHashes: transactions.map((t) => t.hash) })),
       );
       await writeBlockTraces(pool, traces);
       if ((from / BLOCKS_PER_WRITE) % 50 === 49) options.report(`loaded blocks 0..${from + numbers.length - 1} of ${chain.head}`);

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { detectCapabilities } from '../../src/chain/capabilities.js';
 import { decodeBlock } from '../../src/chain/decode-block.js';
 import { fetchBlocks } from '../../src/chain/fetch-blocks.js';
-import { fetchBlockTraces } from '../../src/chain/fetch-traces.js';
+import { fetchBatchTraces } from '../../src/chain/fetch-traces.js';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import type { BlockBundle, BlockTraces } from '../../src/model.js';
 import { blockBatches } from '../../src/indexer/block-batches.js';
@@ -54,10 +54,10 @@ export interface Batching {
 }
 
 const tracesOf = (client: RpcClient, method: 'trace_block' | 'debug_traceBlockByNumber', bundles: readonly BlockBundle[]) =>
-  Promise.all(
-    bundles.map(({ block, transactions }) =>
-      fetchBlockTraces(client, method, { hash: block.hash, number: block.number, transactionHashes: transactions.map((t) => t.hash) }),
-    ),
+  fetchBatchTraces(
+    client,
+    method,
+    bundles.map(({ block, transactions }) => ({ hash: block.hash, number: block.number, transactionHashes: transactions.map((t) => t.hash) })),
   );
 
 /**
@@ -98,7 +98,7 @@ export async function nodeFloor(nodeUrl: string, head: number, batching: Batchin
         { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
         { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
       ]));
-      await Promise.all(next.value.map((n) => client.request('trace_block', [numberToHex(n)])));
+      await client.batch(next.value.map((n) => ({ method: 'trace_block', params: [numberToHex(n)] })));
     }
   };
   await Promise.all(Array.from({ length: batching.concurrency }, worker));

@@ -3,6 +3,7 @@ import { buildApi } from '../api/server.js';
 import { createRpcClient } from '../chain/rpc.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
+import type { BackgroundLoop } from '../indexer/background-loop.js';
 import { startIndexer, type Indexer } from '../indexer/indexer.js';
 import { startNftMetadataStage } from '../indexer/nft-metadata-stage.js';
 import { startPendingStage } from '../indexer/pending-stage.js';
@@ -57,6 +58,8 @@ interface Indexing {
   indexer: Indexer;
   /** Null when INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER turns tracing off. */
   traceStage: TraceStage | null;
+  /** Token contracts, then NFT metadata. */
+  tokenStages: BackgroundLoop[];
 }
 
 async function startIndexing(config: Config, logger: Logger, database: Database, resources: Resources): Promise<Indexing> {
@@ -78,7 +81,7 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   });
   resources.add(() => indexer.stop());
   const traceStage = config.disableInternalTransactions ? null : startTracing(config, logger, database, node, resources);
-  startReadingTokens(config, logger, database, node, resources);
+  const tokenStages = startReadingTokens(config, logger, database, node, resources);
   // The pool belongs to the head: an index that stops at LAST_BLOCK does not list it.
   if (config.lastBlock === null) {
     const pendingStage = startPendingStage({
@@ -89,11 +92,11 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
     });
     resources.add(() => pendingStage.stop());
   }
-  return { node, indexer, traceStage };
+  return { node, indexer, traceStage, tokenStages };
 }
 
 /** Token contracts and NFT metadata are read beside the indexer, with short timeouts. */
-function startReadingTokens(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): void {
+function startReadingTokens(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): BackgroundLoop[] {
   const client = createRpcClient({ url: node.client.url, timeoutMs: 5_000, retryCount: 1 });
   const tokenStage = startTokenMetadataStage({
     pool: database.pool,
@@ -112,6 +115,7 @@ function startReadingTokens(config: Config, logger: Logger, database: Database, 
     pollIntervalMs: config.pollIntervalMs,
   });
   resources.add(() => nftStage.stop());
+  return [tokenStage, nftStage];
 }
 
 /** The trace stage, beside the indexer: trace calls go to ETHEREUM_JSONRPC_TRACE_URL when it is set. */
@@ -143,9 +147,14 @@ export async function indexCommand(config: Config, logger: Logger): Promise<void
   const shutdown = onShutdownSignal(resources, logger);
   try {
     const database = await openMigratedDatabase(config, logger, resources);
-    const { indexer, traceStage } = await startIndexing(config, logger, database, resources);
-    // Up to LAST_BLOCK, the traces of the blocks indexed are part of the job.
-    await Promise.race([indexer.done.then(() => traceStage?.drained()), shutdown]);
+    const { indexer, traceStage, tokenStages } = await startIndexing(config, logger, database, resources);
+    // Up to LAST_BLOCK, the traces, tokens and NFTs of the blocks indexed are part of the job.
+    const finished = async () => {
+      await indexer.done;
+      await traceStage?.drained();
+      for (const stage of tokenStages) await stage.drained();
+    };
+    await Promise.race([finished(), shutdown]);
   } finally {
     await resources.closeAll();
   }

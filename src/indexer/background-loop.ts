@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { createDrainSignal } from './drain-signal.js';
 import { retryUntilDone, type Backoff } from './retry.js';
 
 export interface BackgroundLoop {
+  /** Resolves the next time a step finds nothing to do (or when the loop ends). */
+  drained(): Promise<void>;
   /** Settles when the loop ends: on stop(), or on a fault. */
   done: Promise<void>;
   stop(): Promise<void>;
@@ -29,15 +32,21 @@ export function startBackgroundLoop(
       signal,
       onFailure: (error, attempt) => options.logger.warn({ attempt }, `${what}: ${(error as Error).message}`),
     });
+  const drained = createDrainSignal();
   const run = async () => {
     while (!signal.aborted) {
-      if (!(await step(retry))) await sleep(options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
+      if (await step(retry)) continue;
+      drained.fire();
+      await sleep(options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
     }
   };
-  const done = run().catch((error: unknown) => {
-    if (!signal.aborted) throw error;
-  });
+  const done = run()
+    .catch((error: unknown) => {
+      if (!signal.aborted) throw error;
+    })
+    .finally(drained.fire);
   return {
+    drained: drained.next,
     done,
     async stop() {
       controller.abort();

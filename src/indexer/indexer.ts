@@ -13,9 +13,9 @@ import { writeBlockBundles } from '../store/write-blocks.js';
 import { AdaptiveBatchSize } from './adaptive-batch.js';
 import { blockBatches } from './block-batches.js';
 import { retryUntilDone, type Backoff } from './retry.js';
-import { createSerialQueue } from './serial.js';
 import { initialStatus, type IndexerStatus } from './status.js';
 import { createWakeup, type Wakeup } from './wakeup.js';
+import { createWriteQueue } from './write-queue.js';
 
 export interface IndexerOptions {
   pool: Pool;
@@ -182,12 +182,11 @@ function createRun(options: IndexerOptions, status: IndexerStatus, signal: Abort
     }
     return bundles;
   };
-  const exclusive = createSerialQueue();
-  const store = (bundles: BlockBundle[]) =>
-    exclusive(() => retry('writing blocks', () => writeBlockBundles(options.pool, bundles))).then(() => {
-      status.blocksIndexed += bundles.length;
-    });
-  return { options, status, signal, retry, fetchBundles, exclusive, store };
+  const writes = createWriteQueue<BlockBundle>(async (bundles) => {
+    await retry('writing blocks', () => writeBlockBundles(options.pool, bundles));
+    status.blocksIndexed += bundles.length;
+  });
+  return { options, status, signal, retry, fetchBundles, exclusive: writes.exclusive, store: writes.store };
 }
 
 /** Subscribes to new heads when the node has a websocket; without one (or if it fails) polling alone goes on. */

@@ -2,10 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { TraceMethod } from '../chain/capabilities.js';
-import { fetchBlockTraces, type UntracedBlock } from '../chain/fetch-traces.js';
+import { fetchBatchTraces, type UntracedBlock } from '../chain/fetch-traces.js';
 import type { RpcClient } from '../chain/rpc.js';
 import { findUntracedBlocks } from '../store/untraced-blocks.js';
 import { writeBlockTraces } from '../store/write-traces.js';
+import { createDrainSignal } from './drain-signal.js';
 import { loggedRetry, type Backoff } from './retry.js';
 
 export interface TraceStageOptions {
@@ -40,20 +41,16 @@ const defaultBackoff: Backoff = { initialMs: 250, maxMs: 15_000 };
 export function startTraceStage(options: TraceStageOptions): TraceStage {
   const controller = new AbortController();
   let traced = 0;
-  let waiters: (() => void)[] = [];
-  const wake = () => {
-    for (const resolve of waiters) resolve();
-    waiters = [];
-  };
-  const progress = { onTraced: (count: number) => (traced += count), onDrained: wake };
+  const drained = createDrainSignal();
+  const progress = { onTraced: (count: number) => (traced += count), onDrained: drained.fire };
   const done = run(options, controller.signal, progress)
     .catch((error: unknown) => {
       if (!controller.signal.aborted) throw error;
     })
-    .finally(wake);
+    .finally(drained.fire);
   return {
     tracedBlocks: () => traced,
-    drained: () => new Promise<void>((resolve) => waiters.push(resolve)),
+    drained: drained.next,
     done,
     async stop() {
       controller.abort();
@@ -80,7 +77,10 @@ async function run(options: TraceStageOptions, signal: AbortSignal, progress: Pr
   }
 }
 
-/** Traces and stores the lowest untraced blocks, several batches at once; returns how many it found. */
+/**
+ * Traces and stores the lowest untraced blocks, several batches at once, each batch's block calls in
+ * JSON-RPC batches; returns how many it found.
+ */
 async function traceRound(options: TraceStageOptions, progress: Progress): Promise<number> {
   const blocks = await findUntracedBlocks(options.pool, options.batchSize * options.concurrency);
   if (blocks.length === 0) return 0;
@@ -88,7 +88,7 @@ async function traceRound(options: TraceStageOptions, progress: Progress): Promi
   for (let i = 0; i < blocks.length; i += options.batchSize) batches.push(blocks.slice(i, i + options.batchSize));
   await Promise.all(
     batches.map(async (batch) => {
-      const traces = await Promise.all(batch.map((block) => fetchBlockTraces(options.client, options.traceMethod, block)));
+      const traces = await fetchBatchTraces(options.client, options.traceMethod, batch);
       progress.onTraced(await writeBlockTraces(options.pool, traces));
     }),
   );

@@ -4,10 +4,10 @@ import { hexToBuffer } from './encode.js';
 
 /**
  * Keeps what token transfers imply in step with them, inside the writer's transaction: token rows,
- * current balances (deltas aggregated per holder, token and id), holders_count (from the holders that
- * start or stop holding), ERC-721 owners, and the marks that send a token whose supply moved back to
- * the metadata stage. Applied with direction -1 it undoes the same transfers,
- * which is how retracted blocks are reverted.
+ * current balances (deltas aggregated per holder, token and id, each row with its token's type and name
+ * for E1's order), holders_count (from the holders that start or stop holding), ERC-721 owners, and the
+ * marks that send a token whose supply moved back to the metadata stage. Applied with direction -1 it
+ * undoes the same transfers, which is how retracted blocks are reverted.
  */
 
 const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
@@ -52,65 +52,74 @@ async function recordTokens(client: PoolClient, transfers: readonly TokenTransfe
   }
   if (types.size === 0) return;
   const addresses = [...types.keys()].sort();
-  // A contract seen with both kinds of Transfer across batches is ERC-404.
-  await client.query(
+  // A contract seen with both kinds of Transfer across batches is ERC-404. The upsert also locks the
+  // token rows for the rest of the transaction: the token metadata store takes them first too.
+  const { rows } = await client.query<{ address: Buffer; type: TokenType }>(
     `INSERT INTO tokens (address, type) SELECT * FROM unnest($1::bytea[], $2::text[])
      ON CONFLICT (address) DO UPDATE SET type = 'ERC-404'
-     WHERE tokens.type <> EXCLUDED.type AND tokens.type IN ('ERC-20', 'ERC-721') AND EXCLUDED.type IN ('ERC-20', 'ERC-721', 'ERC-404')`,
+     WHERE tokens.type <> EXCLUDED.type AND tokens.type IN ('ERC-20', 'ERC-721') AND EXCLUDED.type IN ('ERC-20', 'ERC-721', 'ERC-404')
+     RETURNING address, type`,
     [addresses.map(hexToBuffer), addresses.map((a) => types.get(a))],
   );
-}
-
-interface HolderRow {
-  token_address: Buffer;
-  holders: string;
-}
-
-/** How many of these (holder, token) pairs hold a positive balance, per token. */
-async function countHolders(client: PoolClient, holders: Buffer[], tokens: Buffer[]): Promise<Map<string, bigint>> {
-  const { rows } = await client.query<HolderRow>(
-    `SELECT token_address, count(*) AS holders FROM (
-       SELECT b.address, b.token_address FROM address_token_balances b
-       JOIN unnest($1::bytea[], $2::bytea[]) AS p(address, token_address)
-         ON b.address = p.address AND b.token_address = p.token_address
-       GROUP BY b.address, b.token_address HAVING bool_or(b.value > 0)) h
-     GROUP BY token_address`,
-    [holders, tokens],
+  const nowErc404 = rows.filter((r) => r.type === 'ERC-404').map((r) => r.address);
+  if (nowErc404.length === 0) return;
+  // A statement of its own, so that it sees the balance rows committed while it waited for the token rows.
+  await client.query(
+    `UPDATE address_token_balances SET token_type = 'ERC-404' WHERE token_address = ANY($1::bytea[]) AND token_type <> 'ERC-404'`,
+    [nowErc404],
   );
-  return new Map(rows.map((r) => [r.token_address.toString('hex'), BigInt(r.holders)]));
 }
 
+/**
+ * Locks the rows of the tokens whose balances are about to move, in address order, as recordTokens
+ * does for new transfers: whoever also updates those tokens' balance rows (the token metadata store)
+ * takes the token rows first, so both wait on the token rows rather than on each other.
+ */
+async function lockTokens(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+  const addresses = [...new Set(transfers.map((t) => t.tokenAddress))].sort();
+  if (addresses.length === 0) return;
+  await client.query('SELECT 1 FROM tokens WHERE address = ANY($1::bytea[]) ORDER BY address FOR NO KEY UPDATE', [
+    addresses.map(hexToBuffer),
+  ]);
+}
+
+/**
+ * Adds the deltas to the balances and, in the same statement, holders_count by the (holder, token) pairs
+ * that start or stop holding: a pair holds while any of its rows (one per id for ERC-1155 and ERC-404)
+ * is positive. The statement's other parts see the rows as they were before its upsert, and the
+ * upsert returns them as they are after. New rows take the token's type and name from tokens.
+ */
 async function applyBalances(client: PoolClient, transfers: readonly TokenTransferRecord[], direction: 1n | -1n): Promise<void> {
   const deltas = balanceDeltas(transfers, direction);
   if (deltas.length === 0) return;
-  const pairs = new Map<string, [Address, Address]>();
-  for (const d of deltas) pairs.set(`${d.holder}:${d.token}`, [d.holder, d.token]);
-  const pairHolders = [...pairs.values()].map(([holder]) => hexToBuffer(holder));
-  const pairTokens = [...pairs.values()].map(([, token]) => hexToBuffer(token));
-
-  const before = await countHolders(client, pairHolders, pairTokens);
   await client.query(
-    `INSERT INTO address_token_balances (address, token_address, token_id, value)
-     SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::numeric[], $4::numeric[])
-     ON CONFLICT (address, token_address, token_id) DO UPDATE SET value = address_token_balances.value + EXCLUDED.value`,
+    `WITH deltas AS (
+       SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::numeric[], $4::numeric[]) WITH ORDINALITY
+         AS d(address, token_address, token_id, delta, position)),
+     upserted AS (
+       INSERT INTO address_token_balances (address, token_address, token_id, value, token_type, token_name)
+       SELECT d.address, d.token_address, d.token_id, d.delta, k.type, k.name
+       FROM deltas d JOIN tokens k ON k.address = d.token_address ORDER BY d.position
+       ON CONFLICT (address, token_address, token_id) DO UPDATE SET value = address_token_balances.value + EXCLUDED.value
+       RETURNING address, token_address, token_id, value),
+     earlier AS (
+       SELECT b.address, b.token_address, b.token_id, b.value FROM address_token_balances b
+       WHERE (b.address, b.token_address) IN (SELECT address, token_address FROM deltas)),
+     holding AS (
+       SELECT coalesce(u.token_address, e.token_address) AS token_address,
+         coalesce(bool_or(e.value > 0), false) AS held, bool_or(coalesce(u.value, e.value) > 0) AS holds
+       FROM earlier e FULL JOIN upserted u ON u.address = e.address AND u.token_address = e.token_address
+         AND coalesce(u.token_id, -1) = coalesce(e.token_id, -1)
+       GROUP BY coalesce(u.address, e.address), coalesce(u.token_address, e.token_address)),
+     changes AS (SELECT token_address, sum(holds::int - held::int) AS change FROM holding GROUP BY token_address)
+     UPDATE tokens SET holders_count = holders_count + c.change FROM changes c
+     WHERE tokens.address = c.token_address AND c.change <> 0`,
     [
       deltas.map((d) => hexToBuffer(d.holder)),
       deltas.map((d) => hexToBuffer(d.token)),
       deltas.map((d) => d.tokenId?.toString() ?? null),
       deltas.map((d) => d.delta.toString()),
     ],
-  );
-  const after = await countHolders(client, pairHolders, pairTokens);
-
-  const tokens = [...new Set(pairTokens.map((t) => t.toString('hex')))].sort();
-  const changes = tokens
-    .map((token) => ({ token, change: (after.get(token) ?? 0n) - (before.get(token) ?? 0n) }))
-    .filter(({ change }) => change !== 0n);
-  if (changes.length === 0) return;
-  await client.query(
-    `UPDATE tokens SET holders_count = holders_count + c.change
-     FROM unnest($1::bytea[], $2::bigint[]) AS c(address, change) WHERE tokens.address = c.address`,
-    [changes.map(({ token }) => Buffer.from(token, 'hex')), changes.map(({ change }) => change.toString())],
   );
 }
 
@@ -233,7 +242,8 @@ async function refreshInstances(client: PoolClient, removed: readonly TokenTrans
     params,
   );
   await client.query(
-    `UPDATE token_instances ti SET metadata_fetched_at = NULL FROM unnest($1::bytea[], $2::numeric[]) AS r(token_address, token_id)
+    `UPDATE token_instances ti SET metadata_fetched_at = NULL, metadata_mark = nextval('token_instance_metadata_marks')
+     FROM unnest($1::bytea[], $2::numeric[]) AS r(token_address, token_id)
      WHERE ti.token_address = r.token_address AND ti.token_id = r.token_id`,
     params,
   );
@@ -244,6 +254,7 @@ async function refreshInstances(client: PoolClient, removed: readonly TokenTrans
  * marks for the mints and burns removed, the owners of the NFT ids they moved, and those ids' metadata.
  */
 export async function revertTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+  await lockTokens(client, transfers);
   await applyBalances(client, transfers, -1n);
   await markSupplyChanges(client, transfers);
   await revertOwners(client, transfers);

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { TokenMetadata } from '../chain/token-metadata.js';
 import type { Address } from '../model.js';
 import { bufferToHex, hexToBuffer } from './encode.js';
+import { inTransaction } from './transaction.js';
 
 /** Tokens whose contract has not been read yet, oldest address order (any stable order will do). */
 export async function findTokensWithoutMetadata(pool: Pool, limit: number): Promise<Address[]> {
@@ -12,24 +13,37 @@ export async function findTokensWithoutMetadata(pool: Pool, limit: number): Prom
   return rows.map((r) => bufferToHex(r.address));
 }
 
-/** Stores what the contracts said (nulls included), so that each token is read once. */
+/**
+ * Stores what the contracts said (nulls included), so that each token is read once, and copies the
+ * names to the tokens' balance rows (E1 orders by them). Two statements in one transaction: the second
+ * runs once the first holds the token rows, which a block writer holds until it commits, so it also
+ * sees the balance rows such a writer added meanwhile.
+ */
 export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, TokenMetadata>): Promise<void> {
   const entries = [...read.entries()].sort(([a], [b]) => a.localeCompare(b));
   if (entries.length === 0) return;
-  await pool.query(
-    `UPDATE tokens SET name = m.name, symbol = m.symbol, decimals = m.decimals, total_supply = m.total_supply,
-       metadata_fetched_at = now()
-     FROM unnest($1::bytea[], $2::text[], $3::text[], $4::numeric[], $5::numeric[])
-       AS m(address, name, symbol, decimals, total_supply)
-     WHERE tokens.address = m.address`,
-    [
-      entries.map(([address]) => hexToBuffer(address)),
-      entries.map(([, m]) => m.name),
-      entries.map(([, m]) => m.symbol),
-      entries.map(([, m]) => m.decimals?.toString() ?? null),
-      entries.map(([, m]) => m.totalSupply?.toString() ?? null),
-    ],
-  );
+  const addresses = entries.map(([address]) => hexToBuffer(address));
+  await inTransaction(pool, async (client) => {
+    await client.query(
+      `UPDATE tokens SET name = m.name, symbol = m.symbol, decimals = m.decimals, total_supply = m.total_supply,
+         metadata_fetched_at = now()
+       FROM unnest($1::bytea[], $2::text[], $3::text[], $4::numeric[], $5::numeric[])
+         AS m(address, name, symbol, decimals, total_supply)
+       WHERE tokens.address = m.address`,
+      [
+        addresses,
+        entries.map(([, m]) => m.name),
+        entries.map(([, m]) => m.symbol),
+        entries.map(([, m]) => m.decimals?.toString() ?? null),
+        entries.map(([, m]) => m.totalSupply?.toString() ?? null),
+      ],
+    );
+    await client.query(
+      `UPDATE address_token_balances b SET token_name = k.name FROM tokens k
+       WHERE k.address = ANY($1::bytea[]) AND b.token_address = k.address AND b.token_name IS DISTINCT FROM k.name`,
+      [addresses],
+    );
+  });
 }
 
 /** A token whose mints or burns were written after its total supply was read, with the mark they left. */

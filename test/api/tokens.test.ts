@@ -291,8 +291,18 @@ const holdersOfInterest = () => {
   return [alice, bob, carol, dave, deployer].map((a) => a.toLowerCase() as Address);
 };
 
-test('E1: positive balances by value, then type and token, every type filter, paged without loss or repeats', async () => {
+/**
+ * Checks E1 for every holder of interest and type filter against the node's transfers, with the token
+ * names given (by lower-case address): by value, then name (unnamed last), type, token and id, paged
+ * without loss or repeats. True if some list has more than one page.
+ */
+async function assertE1Lists(names: ReadonlyMap<string, string>): Promise<boolean> {
   let paged = false;
+  const nameOf = (token: Address) => names.get(token) ?? null;
+  const byName = (a: Address, b: Address) => {
+    const [x, y] = [nameOf(a), nameOf(b)];
+    return x === y ? 0 : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1;
+  };
   for (const holder of holdersOfInterest()) {
     for (const type of ['', 'ERC-20', 'ERC-721', 'ERC-1155', 'ERC-721,erc-1155']) {
       const types = type.split(',').filter(Boolean).map((t) => t.toUpperCase());
@@ -301,11 +311,15 @@ test('E1: positive balances by value, then type and token, every type filter, pa
         .sort((a, b) =>
           a.value !== b.value
             ? (a.value > b.value ? -1 : 1)
-            : a.type.localeCompare(b.type) || a.token.localeCompare(b.token) || Number((a.id ?? -1n) - (b.id ?? -1n)),
+            : byName(a.token, b.token) || a.type.localeCompare(b.type) || a.token.localeCompare(b.token) || Number((a.id ?? -1n) - (b.id ?? -1n)),
         )
-        .map((b) => `${getAddress(b.token)}:${b.id ?? ''}:${b.value}`);
+        .map((b) => `${getAddress(b.token)}:${nameOf(b.token)}:${b.id ?? ''}:${b.value}`);
       const list = await collectList(api, `/api/v2/addresses/${holder}/tokens`, { type });
-      assert.deepEqual(list.items.map((i) => `${i.token.address_hash}:${i.token_id ?? ''}:${i.value}`), expected, `${holder} ${type}`);
+      assert.deepEqual(
+        list.items.map((i) => `${i.token.address_hash}:${i.token.name}:${i.token_id ?? ''}:${i.value}`),
+        expected,
+        `${holder} ${type}`,
+      );
       assertFullPages(list);
       if (list.nextPageParams.length > 0) {
         paged = true;
@@ -313,9 +327,31 @@ test('E1: positive balances by value, then type and token, every type filter, pa
           'items_count', 'token_contract_address_hash', 'token_id', 'token_name', 'token_type', 'value',
         ]);
       }
+      if (type !== '') continue;
+      // A page may end at any item: the page after each one starts right after it.
+      for (const [i, item] of list.items.entries()) {
+        const keyset = {
+          items_count: 50,
+          token_contract_address_hash: item.token.address_hash,
+          token_id: item.token_id,
+          token_name: item.token.name,
+          token_type: item.token.type,
+          value: item.value,
+        };
+        const next = await api.get(`/api/v2/addresses/${holder}/tokens${queryString(keyset)}`);
+        assert.deepEqual(
+          next.body.items.map((n: any) => `${n.token.address_hash}:${n.token.name}:${n.token_id ?? ''}:${n.value}`),
+          expected.slice(i + 1, i + 51),
+          `${holder} after item ${i}`,
+        );
+      }
     }
   }
-  assert.ok(paged, 'some holder has more than one page');
+  return paged;
+}
+
+test('E1: positive balances by value, then type and token, every type filter, paged without loss or repeats', async () => {
+  assert.ok(await assertE1Lists(new Map()), 'some holder has more than one page');
 
   const { bob } = chain.scenario.accounts;
   const { erc1155 } = chain.scenario.contracts;
@@ -447,6 +483,14 @@ test('the metadata stage reads each token contract once; calls that revert leave
     { name: tokenOf(erc1155).name, symbol: tokenOf(erc1155).symbol, decimals: tokenOf(erc1155).decimals, total_supply: tokenOf(erc1155).total_supply },
     { name: null, symbol: null, decimals: null, total_supply: null },
   );
+});
+
+test('E1 after the token metadata stage: the names read order the balances, on every page', async () => {
+  const { rows } = await db.pool.query<{ address: string; name: string }>(
+    "SELECT '0x' || encode(address, 'hex') AS address, name FROM tokens WHERE name IS NOT NULL",
+  );
+  assert.ok(rows.length >= 2, 'the metadata stage named the ERC-20 and ERC-721 tokens');
+  assert.ok(await assertE1Lists(new Map(rows.map((r) => [r.address, r.name]))));
 });
 
 test('the NFT metadata stage fetches each id once, from data: URIs, offline', async () => {

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createPublicClient, createWalletClient, http, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, decodeFunctionResult, encodeFunctionData, http, parseAbi, type Hex } from 'viem';
 import { MULTICALL3_ADDRESS, createContractCaller } from '../../src/chain/contract-calls.js';
+import { InvalidNodeResponseError, NodeUnavailableError } from '../../src/chain/errors.js';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { readTokenMetadata, readTotalSupplies, type TokenMetadata } from '../../src/chain/token-metadata.js';
+import { type NftId, readTokenUris } from '../../src/chain/token-uri.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { Multicall3 } from '../../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
 import type { Address } from '../../src/model.js';
+import { startReplayNode } from '../support/replay-node.js';
 
 /**
  * Token metadata read through Multicall3 and through JSON-RPC batches of eth_call, on the demo chain
@@ -109,4 +112,61 @@ test('a Multicall3 address whose code answers garbage falls back to a batch with
   const read = await readTokenMetadata(createContractCaller(asked.client), list);
   assert.deepEqual([...read.values()], await expected());
   assert.deepEqual(asked.asked, ['eth_getCode', 'eth_call', `batch of ${list.length * 4} eth_call`]);
+});
+
+const uriAbi = parseAbi(['function tokenURI(uint256) view returns (string)', 'function uri(uint256) view returns (string)']);
+
+/** The URI the contract gives, decoded with viem, `{id}` substituted for ERC-1155. */
+async function nodeUri({ token, type, id }: NftId): Promise<string> {
+  const functionName = type === 'ERC-1155' ? 'uri' : 'tokenURI';
+  const data = await client.request<Hex>('eth_call', [{ to: token, data: encodeFunctionData({ abi: uriAbi, functionName, args: [id] }) }, 'latest']);
+  return decodeFunctionResult({ abi: uriAbi, functionName, data }).replaceAll('{id}', id.toString(16).padStart(64, '0'));
+}
+
+test('token URIs are read in one batch, then in one eth_call to Multicall3, to the same URIs; reverts and non-text answers are null', async () => {
+  const { erc721, erc1155, caller } = scenario.contracts;
+  const nft = (token: Address, type: NftId['type'], id: bigint): NftId => ({ token: token.toLowerCase() as Address, type, id });
+  const served = [nft(erc721, 'ERC-721', 1n), nft(erc721, 'ERC-721', 2n), nft(erc1155, 'ERC-1155', 1n), nft(erc1155, 'ERC-1155', 0x2an)];
+  const withoutUri = [
+    nft(erc721, 'ERC-721', 3n), // burnt: tokenURI reverts
+    nft(erc721, 'ERC-721', 99n), // never minted
+    nft(caller, 'ERC-721', 1n), // no tokenURI function
+    nft(scenario.accounts.alice, 'ERC-721', 1n), // no code: empty answer
+    nft(odd.bytes32.address, 'ERC-721', 1n), // one word, not a string
+    nft(odd.garbage.address, 'ERC-1155', 1n),
+    nft(odd.reverting.address, 'ERC-1155', 1n),
+  ];
+  const ids = [...served, ...withoutUri];
+  const want = [...(await Promise.all(served.map(nodeUri))), ...withoutUri.map(() => null)];
+  assert.match(want[3]!, /Sextant Demo Item 0{62}2a/);
+
+  await client.request('anvil_setCode', [MULTICALL3_ADDRESS, '0x']);
+  const batched = recording();
+  assert.deepEqual(await readTokenUris(createContractCaller(batched.client), ids), want);
+  assert.deepEqual(batched.asked, ['eth_getCode', `batch of ${ids.length} eth_call`]);
+
+  await deployMulticall3();
+  const aggregated = recording();
+  assert.deepEqual(await readTokenUris(createContractCaller(aggregated.client), ids), want);
+  assert.deepEqual(aggregated.asked, ['eth_getCode', 'eth_call']);
+});
+
+test('reading token URIs rejects when the node fails or answers what no eth_call returns, instead of taking it for no URI', async () => {
+  const id: NftId = { token: '0x00000000000000000000000000000000000000aa', type: 'ERC-721', id: 1n };
+  const garbling = await startReplayNode([
+    { method: 'eth_getCode', params: [MULTICALL3_ADDRESS, 'latest'], result: '0x' },
+    { method: 'eth_call', params: [{ to: id.token, data: `0xc87b56dd${'1'.padStart(64, '0')}` }, 'latest'], result: 'not hex' },
+  ]);
+  // Both requests (eth_getCode, then the batch) fail.
+  const failing = await startReplayNode([], { faults: ['http-503', 'http-503'] });
+  try {
+    const callerOf = (node: { url: string }) => createContractCaller(createRpcClient({ url: node.url, retryCount: 0 }));
+    await assert.rejects(readTokenUris(callerOf(garbling), [id]), InvalidNodeResponseError);
+    assert.deepEqual(garbling.httpRequests, [{ calls: 1, batch: false }, { calls: 1, batch: true }]);
+    await assert.rejects(readTokenUris(callerOf(failing), [id]), NodeUnavailableError);
+    assert.equal(failing.httpRequests.length, 0, 'no request was answered');
+  } finally {
+    await garbling.stop();
+    await failing.stop();
+  }
 });

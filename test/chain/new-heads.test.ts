@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { subscribeNewHeads } from '../../src/chain/new-heads.js';
+import { waitFor } from '../support/wait.js';
 
 /** A websocket node that confirms newHeads subscriptions and can announce heads or drop its sockets. */
 async function startHeadsServer(options: { refuse?: boolean } = {}) {
@@ -42,14 +43,6 @@ async function startHeadsServer(options: { refuse?: boolean } = {}) {
   };
 }
 
-async function waitFor(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 test('announces each new head, and subscribes again after the socket drops', async () => {
   const server = await startHeadsServer();
   let heads = 0;
@@ -58,12 +51,12 @@ test('announces each new head, and subscribes again after the socket drops', asy
   try {
     server.announce();
     server.announce();
-    await waitFor('two heads arrive', () => heads === 2);
+    await waitFor(() => heads === 2, 'two heads arrive', { timeoutMs: 10_000 });
     server.dropAll();
-    await waitFor('the subscription is made again', () => server.subscriptions() === 2);
+    await waitFor(() => server.subscriptions() === 2, 'the subscription is made again', { timeoutMs: 10_000 });
     assert.match(errors[0] ?? '', /closed/);
     server.announce();
-    await waitFor('a head arrives on the new socket', () => heads === 3);
+    await waitFor(() => heads === 3, 'a head arrives on the new socket', { timeoutMs: 10_000 });
   } finally {
     subscription.close();
     await server.stop();

@@ -35,7 +35,7 @@ after(async () => {
   await anvil?.stop();
 });
 
-test('sextant index traces every block up to LAST_BLOCK through the trace URL before it exits', async () => {
+test('sextant index traces every block up to LAST_BLOCK through the trace URL, and reads every token and NFT, before it exits', async () => {
   const run = await runSextant(['index'], {
     ETHEREUM_JSONRPC_HTTP_URL: anvil.rpcUrl,
     ETHEREUM_JSONRPC_TRACE_URL: traceNode.url,
@@ -52,4 +52,12 @@ test('sextant index traces every block up to LAST_BLOCK through the trace URL be
   assert.ok(Number(rows[0]!.frames) > Number(head));
   const traced = new Set(traceNode.requests.filter((r) => r.method === 'trace_block').map((r) => r.params[0]));
   assert.equal(traced.size, Number(head) + 1);
+  const { rows: [tokens] } = await db.pool.query<{ tokens: string; unread: string; instances: string; unfetched: string }>(
+    `SELECT (SELECT count(*) FROM tokens) AS tokens,
+            (SELECT count(*) FROM tokens WHERE metadata_fetched_at IS NULL OR supply_mark IS NOT NULL) AS unread,
+            (SELECT count(*) FROM token_instances) AS instances,
+            (SELECT count(*) FROM token_instances WHERE metadata_fetched_at IS NULL) AS unfetched`,
+  );
+  assert.ok(Number(tokens!.tokens) > 0 && Number(tokens!.instances) > 0, JSON.stringify(tokens));
+  assert.deepEqual([tokens!.unread, tokens!.unfetched], ['0', '0']);
 });

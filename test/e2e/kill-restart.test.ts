@@ -6,7 +6,8 @@ import { runScenario } from '../../src/demo/scenario.js';
 import { assertSameSnapshot, snapshotDatabase, unfinishedWork, type DatabaseSnapshot } from '../support/database-snapshot.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { seededRandom } from '../support/fault-proxy.js';
-import { runUntilSettled, spawnSextant, waitFor } from '../support/sextant-process.js';
+import { runUntilSettled, spawnSextant } from '../support/sextant-process.js';
+import { waitFor } from '../support/wait.js';
 
 // `sextant index` killed with SIGKILL again and again, wherever it is (starting, migrating, writing
 // blocks, writing traces), then run to its end, leaves the database an uninterrupted run leaves.

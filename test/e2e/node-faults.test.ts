@@ -7,7 +7,8 @@ import { assertSameSnapshot, snapshotDatabase, unfinishedWork, type DatabaseSnap
 import { createTestDatabase } from '../support/database.js';
 import { evenRates, faultKinds, startFaultProxy, type FaultKind, type FaultProxyOptions, type FaultRates } from '../support/fault-proxy.js';
 import { apiClient, getOk } from '../support/http-client.js';
-import { runUntilSettled, startSextant, waitFor } from '../support/sextant-process.js';
+import { runUntilSettled, startSextant } from '../support/sextant-process.js';
+import { waitFor } from '../support/wait.js';
 
 // Sextant indexing up to LAST_BLOCK on the demo chain, through a proxy that breaks the node's answers,
 // must leave the database exactly as a run straight against the node does.

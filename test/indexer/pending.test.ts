@@ -18,6 +18,7 @@ import { testIndexerOptions } from '../support/indexer-options.js';
 import { apiClient } from '../support/http-client.js';
 import { startReplayNode } from '../support/replay-node.js';
 import { startSextant } from '../support/sextant-process.js';
+import { waitFor } from '../support/wait.js';
 
 /** A transaction as eth_getTransactionByHash reports it. */
 interface NodeTransaction {
@@ -52,12 +53,6 @@ let token: Hex;
 const gwei = (n: number): Hex => `0x${(BigInt(n) * 1_000_000_000n).toString(16)}`;
 const send = (transaction: Record<string, unknown>) => client.request<Hex>('eth_sendTransaction', [transaction]);
 const receipt = (hash: Hex) => client.request<NodeReceipt | null>('eth_getTransactionReceipt', [hash]);
-
-async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await condition()); await sleep(25)) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-  }
-}
 
 const stageOptions = (overrides: Partial<PendingStageOptions> = {}): PendingStageOptions => ({
   pool: db.pool,
@@ -94,7 +89,7 @@ before(async () => {
   accounts = await client.request<Hex[]>('eth_accounts', []);
   const deployment = await send({ from: accounts[0], data: DemoERC20.bytecode });
   let deployed: NodeReceipt | null = null;
-  await waitUntil(async () => (deployed = await receipt(deployment)) !== null, 'the token is deployed');
+  await waitFor(async () => (deployed = await receipt(deployment)) !== null, 'the token is deployed');
   token = deployed!.contractAddress!;
   await client.request('evm_setAutomine', [false]);
   db = await createTestDatabase();
@@ -133,7 +128,7 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
     });
     const dropped = await send({ from: droppedSender, to: payee, value: '0x5', gas: '0x5208', gasPrice: gwei(2) });
     const firstSent = [legacy, accessList, feeMarket, mint, creation, replaced, dropped];
-    await waitUntil(async () => sameSet(await listHashes({ filter: 'pending' }), firstSent), 'the first transactions are pending');
+    await waitFor(async () => sameSet(await listHashes({ filter: 'pending' }), firstSent), 'the first transactions are pending');
     const firstSeen = await insertedAt();
 
     // The same nonce at a higher fee takes the place of the first one; anvil_dropTransaction drops one.
@@ -145,7 +140,7 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
     for (let i = 0; i < 50; i++) fillers.push(await send({ from: busySender, to: payee, value: `0x${(i + 1).toString(16)}`, gas: '0x5208' }));
     const stillPending = [legacy, accessList, feeMarket, mint, creation];
     const expected = [...stillPending, replacement, ...fillers];
-    await waitUntil(async () => sameSet(await listHashes({ filter: 'pending' }), expected), 'the pool after a replacement and a drop');
+    await waitFor(async () => sameSet(await listHashes({ filter: 'pending' }), expected), 'the pool after a replacement and a drop');
 
     const list = await collectList(api, '/api/v2/transactions', { filter: 'pending' });
     const seen = await insertedAt();
@@ -196,7 +191,7 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
     // With the stage stopped, only the block write can take the mined transactions off the list.
     await stage.stop();
     await client.request('evm_mine', []);
-    await waitUntil(async () => {
+    await waitFor(async () => {
       const validatedHashes = await listHashes({});
       return expected.every((hash) => validatedHashes.includes(hash));
     }, 'the mined block is indexed');
@@ -225,7 +220,7 @@ test('a snapshot of the pool taken before its transactions were mined does not l
   const beforeMining = await fetchTxpool(client);
   assert.deepEqual(beforeMining?.transactions.map((t) => t.hash), [mined]);
   await client.request('evm_mine', []);
-  await waitUntil(async () => (await listHashes({})).includes(mined), 'the block is indexed');
+  await waitFor(async () => (await listHashes({})).includes(mined), 'the block is indexed');
   const waiting = await send({ from: sender, to: payee, value: '0x2', gas: '0x5208', gasPrice: gwei(2) });
   const afterMining = await fetchTxpool(client);
   assert.deepEqual(afterMining?.transactions.map((t) => t.hash), [waiting]);
@@ -258,7 +253,7 @@ test('a snapshot saved while a block write is in flight waits for it, then leave
     await removeMinedFromPending(blockWrite, [hash]);
     let saved = false;
     const snapshot = replacePendingTransactions(db.pool, [poolCopy]).finally(() => (saved = true));
-    await waitUntil(async () => (await lockWaiters()) > 0, 'the snapshot waits for the block write');
+    await waitFor(async () => (await lockWaiters()) > 0, 'the snapshot waits for the block write');
     assert.equal(saved, false);
     await blockWrite.query('COMMIT');
     assert.deepEqual(await snapshot, { added: 0, removed: 0 });
@@ -289,7 +284,7 @@ test('a node without txpool_content turns the stage off with one line, and the l
   assert.equal((await insertedAt()).size, 1);
   const stage = startPendingStage(stageOptions({ client: createRpcClient({ url: node.url }), logger, pollIntervalMs: 10 }));
   try {
-    await waitUntil(async () => (await insertedAt()).size === 0, 'the stage empties the list');
+    await waitFor(async () => (await insertedAt()).size === 0, 'the stage empties the list');
     // Long enough for twenty more polls, had the stage gone on polling.
     await sleep(200);
     assert.deepEqual(lines.map(({ level, msg }) => ({ level, msg })), [
@@ -314,7 +309,7 @@ test('the stage lists the well-formed entries of a pool and names a malformed on
   const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
   const stage = startPendingStage(stageOptions({ client: createRpcClient({ url: node.url }), logger, pollIntervalMs: 10 }));
   try {
-    await waitUntil(async () => node.requests.length >= 5, 'five polls');
+    await waitFor(async () => node.requests.length >= 5, 'five polls');
     assert.deepEqual([...(await insertedAt()).keys()], [good]);
     assert.deepEqual(lines.map(({ level, msg }) => ({ level, msg })), [
       {
@@ -340,9 +335,9 @@ test('sextant start lists the pool of the node it follows, until the transaction
     const pendingHashes = async (filters: Record<string, string>) =>
       (await collectList(served, '/api/v2/transactions', filters)).items.map((item: { hash: Hex }) => item.hash);
     const sent = await send({ from: accounts[3], to: accounts[4], value: '0x7', gas: '0x5208', gasPrice: gwei(2) });
-    await waitUntil(async () => sameSet(await pendingHashes({ filter: 'pending' }), [sent]), 'sextant lists the transaction as pending');
+    await waitFor(async () => sameSet(await pendingHashes({ filter: 'pending' }), [sent]), 'sextant lists the transaction as pending');
     await client.request('evm_mine', []);
-    await waitUntil(async () => (await pendingHashes({})).includes(sent), 'sextant indexes the mined transaction');
+    await waitFor(async () => (await pendingHashes({})).includes(sent), 'sextant indexes the mined transaction');
     assert.deepEqual(await pendingHashes({ filter: 'pending' }), []);
   } finally {
     assert.equal(await sextant.stop(), 0, 'a clean exit on SIGTERM');

@@ -6,6 +6,7 @@ import { startIndexer, type IndexerOptions } from '../../src/indexer/indexer.js'
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
 import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
+import { waitFor } from '../support/wait.js';
 
 let anvil: AnvilNode;
 let client: RpcClient;
@@ -26,7 +27,7 @@ async function mineTransfers(count: number, valueBase: number): Promise<string[]
   for (let i = 0; i < count; i++) {
     const hash = await client.request<string>('eth_sendTransaction', [{ from: accounts[0], to: accounts[1], value: `0x${(valueBase + i).toString(16)}` }]);
     // The answer can come before the block is sealed: the next step must see it mined.
-    await waitFor(`${hash} is mined`, async () => (await client.request<unknown>('eth_getTransactionReceipt', [hash])) !== null);
+    await waitFor(async () => (await client.request<unknown>('eth_getTransactionReceipt', [hash])) !== null, `${hash} is mined`, { timeoutMs: 15_000 });
     hashes.push(hash);
   }
   return hashes;
@@ -34,14 +35,6 @@ async function mineTransfers(count: number, valueBase: number): Promise<string[]
 
 async function headNumber(): Promise<bigint> {
   return BigInt(await client.request<string>('eth_blockNumber', []));
-}
-
-async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 const isIndexed = (db: TestDatabase, transactionHash: string) => async () =>
@@ -80,7 +73,7 @@ test('new heads over the websocket wake the indexer at once, long before the nex
     await withIndexer(db, { wsUrl: anvil.wsUrl, pollIntervalMs: 120_000 }, async (indexer) => {
       await indexer.caughtUp;
       assert.equal(indexer.status.newHeads, 'websocket');
-      for (const hash of await mineTransfers(2, 100)) await waitFor(`${hash} is indexed`, isIndexed(db, hash), 20_000);
+      for (const hash of await mineTransfers(2, 100)) await waitFor(isIndexed(db, hash), `${hash} is indexed`, { timeoutMs: 20_000 });
       await assertSameChain(db, await headNumber());
     });
   } finally {
@@ -95,7 +88,7 @@ test('without a usable websocket the indexer says so and polls', async () => {
       await indexer.caughtUp;
       assert.equal(indexer.status.newHeads, 'polling');
       const [hash] = await mineTransfers(1, 200);
-      await waitFor(`${hash} is indexed`, isIndexed(db, hash!));
+      await waitFor(isIndexed(db, hash!), `${hash} is indexed`, { timeoutMs: 15_000 });
     });
   } finally {
     await db.drop();
@@ -134,9 +127,9 @@ test('realtime runs beside the catch-up: a new block is indexed before the backl
     await withIndexer(db, { wsUrl: anvil.wsUrl, batchSize: 1, concurrency: 1 }, async (indexer) => {
       let caughtUp = false;
       void indexer.caughtUp.then(() => (caughtUp = true));
-      await waitFor('the catch-up has begun', async () => indexer.status.blocksIndexed > 0);
+      await waitFor(async () => indexer.status.blocksIndexed > 0, 'the catch-up has begun', { timeoutMs: 15_000 });
       const [hash] = await mineTransfers(1, 600);
-      await waitFor(`${hash} is indexed`, isIndexed(db, hash!));
+      await waitFor(isIndexed(db, hash!), `${hash} is indexed`, { timeoutMs: 15_000 });
       assert.equal(caughtUp, false, 'the new block came in while the backlog was still being indexed');
       await indexer.caughtUp;
       await assertSameChain(db, await headNumber());

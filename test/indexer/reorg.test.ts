@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import {
@@ -41,6 +40,7 @@ import {
   snapshotDifferences,
 } from '../support/endpoint-snapshot.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
+import { waitFor } from '../support/wait.js';
 
 /**
  * Reorgs made on anvil while the indexer follows its head: a snapshot is taken, a branch that moves
@@ -112,14 +112,6 @@ async function stopPipeline(pipeline: Pipeline): Promise<void> {
   await pipeline.db.drop();
 }
 
-async function waitUntil(what: string, condition: () => Promise<boolean>, timeoutMs = WAIT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(25);
-  }
-}
-
 const nodeHead = async (): Promise<{ number: bigint; hash: Hex }> => {
   const block = await client.request<{ number: Hex; hash: Hex }>('eth_getBlockByNumber', ['latest', false]);
   return { number: BigInt(block.number), hash: block.hash };
@@ -134,7 +126,7 @@ async function waitUntilSettled(
   head: { number: bigint; hash: Hex },
   { traces = true, nfts = true } = {},
 ): Promise<void> {
-  await waitUntil(`block ${head.number} (${head.hash}) is indexed and the stages are idle`, async () => {
+  await waitFor(async () => {
     const { rows } = await pipeline.db.pool.query<{ settled: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM blocks WHERE consensus AND number = $1 AND hash = $2)
           AND NOT EXISTS (SELECT 1 FROM blocks WHERE consensus AND number > $1)
@@ -144,15 +136,15 @@ async function waitUntilSettled(
       [head.number.toString(), Buffer.from(head.hash.slice(2), 'hex'), nfts, traces],
     );
     return rows[0]!.settled;
-  });
+  }, `block ${head.number} (${head.hash}) is indexed and the stages are idle`, { timeoutMs: WAIT_MS });
 }
 
 /** Waits until the pipeline has read the metadata of every NFT id it holds. */
 async function waitUntilNftsRead(pipeline: Pipeline): Promise<void> {
-  await waitUntil('every NFT id is read', async () => {
+  await waitFor(async () => {
     const { rows } = await pipeline.db.pool.query('SELECT 1 FROM token_instances WHERE metadata_fetched_at IS NULL LIMIT 1');
     return rows.length === 0;
-  });
+  }, 'every NFT id is read', { timeoutMs: WAIT_MS });
 }
 
 interface Call {
@@ -449,7 +441,7 @@ test('the trace stage goes on to the new branch when blocks it was tracing lose 
     whileReverted: async () => {
       const warnings: string[] = [];
       live.traceStage = await startTracing(live.db, pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }));
-      await waitUntil('the trace stage fails to trace the replaced blocks', async () => warnings.some((w) => w.includes('tracing blocks')));
+      await waitFor(async () => warnings.some((w) => w.includes('tracing blocks')), 'the trace stage fails to trace the replaced blocks', { timeoutMs: WAIT_MS });
     },
   });
 });
@@ -463,10 +455,10 @@ test('a reorg deeper than maxReorgDepth stops the indexer with ReorgTooDeepError
     const snapshotId = await client.request<Hex>('evm_snapshot', []);
     const { alice, bob } = scenario.accounts;
     for (let i = 0; i < 4; i++) await mineBlock([{ from: alice, to: bob, value: BigInt(i + 1) }]);
-    await waitUntil('the branch about to be replaced is indexed', async () => {
+    await waitFor(async () => {
       const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1');
       return rows[0] !== undefined && `0x${rows[0].hash.toString('hex')}` === (await nodeHead()).hash;
-    });
+    }, 'the branch about to be replaced is indexed', { timeoutMs: WAIT_MS });
     const before = await snapshotDatabase(db.pool);
     assert.equal(await client.request<boolean>('evm_revert', [snapshotId]), true);
     for (let i = 0; i < 5; i++) await mineBlock([{ from: bob, to: alice, value: BigInt(i + 1) }]);

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { type Address, createPublicClient, createWalletClient, http, parseEther } from 'viem';
-import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
+import { createRpcClient, type RpcCall, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { DemoCaller } from '../../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
@@ -12,6 +11,7 @@ import { startTraceStage, type TraceStageOptions } from '../../src/indexer/trace
 import { type RunningApi, collectList, startApi } from '../api/http.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
+import { waitFor } from '../support/wait.js';
 
 /** A Parity-style trace frame as anvil serves it. */
 interface NodeTrace {
@@ -63,25 +63,38 @@ async function splitAmongMany({ contracts, accounts }: ScenarioResult): Promise<
   assert.equal(receipt.status, 'success');
 }
 
-const stageOptions = (): TraceStageOptions => ({
-  pool: db.pool, client, traceMethod: 'trace_block', logger: pino({ level: 'silent' }),
+const stageOptions = (tracingClient: RpcClient = client): TraceStageOptions => ({
+  pool: db.pool, client: tracingClient, traceMethod: 'trace_block', logger: pino({ level: 'silent' }),
   batchSize: 3, concurrency: 2, pollIntervalMs: 20, backoff: { initialMs: 10, maxMs: 100 },
 });
+
+/** The client, recording how many trace_block calls each request it sends holds (a batch is one HTTP request). */
+function countingBlockCalls(): { client: RpcClient; blockCallsPerRequest: number[] } {
+  const blockCallsPerRequest: number[] = [];
+  const count = (calls: readonly RpcCall[]) => {
+    const blockCalls = calls.filter((call) => call.method === 'trace_block').length;
+    if (blockCalls > 0) blockCallsPerRequest.push(blockCalls);
+  };
+  return {
+    blockCallsPerRequest,
+    client: {
+      url: client.url,
+      request: (method, params) => (count([{ method, params }]), client.request(method, params)),
+      batch: (calls) => (count(calls), client.batch(calls)),
+      batchSettled: (calls) => (count(calls), client.batchSettled(calls)),
+    },
+  };
+}
 
 const untracedCount = async () =>
   Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM blocks WHERE consensus AND traced_at IS NULL')).rows[0]!.n);
 
-async function waitFor(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (const started = Date.now(); !(await condition()); await sleep(20)) {
-    if (Date.now() - started > 30_000) throw new Error(`timed out waiting for ${what}`);
-  }
-}
-
 const txHash = (label: string) => scenario.transactions.find((t) => t.label === label)!.hash;
 
-test('the trace stage stops part way and resumes where it stopped, tracing every block once', async () => {
+test('the trace stage stops part way and resumes where it stopped, tracing every block once, a batch of blocks per request', async () => {
   const total = await untracedCount();
-  const first = startTraceStage(stageOptions());
+  const counting = countingBlockCalls();
+  const first = startTraceStage(stageOptions(counting.client));
   await waitFor(async () => first.tracedBlocks() >= 6, 'six traced blocks');
   await first.stop();
   const left = await untracedCount();
@@ -91,10 +104,13 @@ test('the trace stage stops part way and resumes where it stopped, tracing every
   );
   assert.equal(orphans.length, 0, 'no internal transaction of a block not marked traced');
 
-  const second = startTraceStage(stageOptions());
+  const second = startTraceStage(stageOptions(counting.client));
   await waitFor(async () => (await untracedCount()) === 0, 'every block traced');
   await second.stop();
   assert.equal(second.tracedBlocks(), left);
+  const { blockCallsPerRequest } = counting;
+  assert.equal(blockCallsPerRequest.reduce((sum, n) => sum + n, 0), total, 'each block asked once');
+  assert.equal(Math.max(...blockCallsPerRequest), 3, 'the blocks of a batch asked in one request');
   const { rows } = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM internal_transactions');
   assert.equal(Number(rows[0]!.n), nodeTraces.filter((t) => t.type !== 'reward').length);
 });

@@ -1,8 +1,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Address, BlockBundle, TokenTransferRecord, TokenType } from '../../src/model.js';
+import { type TokenBalanceKeyset, listTokenBalances } from '../../src/store/read/token-balances.js';
+import { type PendingInstance, findInstancesWithoutMetadata, saveInstanceMetadata } from '../../src/store/nft-metadata.js';
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
-import { findTokensWithSupplyMarks, saveTotalSupplies } from '../../src/store/token-metadata.js';
+import { findTokensWithSupplyMarks, saveTokenMetadata, saveTotalSupplies } from '../../src/store/token-metadata.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
@@ -166,4 +168,111 @@ test('mints and burns mark a token for a supply refresh; the refresh clears only
   await saveTotalSupplies(db.pool, [{ ...retracted!, totalSupply: null }]);
   assert.equal(await supply(), '9');
   assert.equal(await mark(gold), null);
+});
+
+test('NFT metadata read before a retraction is not saved over the request the retraction makes', async () => {
+  const relic = syntheticAddress('relic');
+  const chain = syntheticChain({ from: 90n, to: 91n, transactionsPerBlock: () => 1, salt: 'metadata-marks' });
+  const [minted, moved] = withTransfers(chain, [[[relic, 'ERC-721', zero, alice, 1n, 1n], [relic, 'ERC-721', zero, alice, 1n, 2n]], [[relic, 'ERC-721', alice, bob, 1n, 1n]]]);
+  const pendingIds = async () => (await findInstancesWithoutMetadata(db.pool, 1_000)).filter((i) => i.token === relic);
+  const saveRead = (instances: PendingInstance[]) =>
+    saveInstanceMetadata(db.pool, instances.map((i) => ({ ...i, tokenUri: null, metadata: null, error: 'read from the branch that lost' })));
+
+  await writeBlockBundles(db.pool, [minted!, moved!]);
+  const [read1, read2] = await pendingIds();
+  // A retraction of id 1's later transfer asks for its metadata again; id 2 is untouched.
+  assert.equal(await retractBlocksFrom(db.pool, 91n), 1);
+  await saveRead([read1!, read2!]);
+  assert.deepEqual((await pendingIds()).map((i) => i.id), [1n]);
+
+  // A retraction that deletes the id, and a block that creates it again.
+  const [reread] = await pendingIds();
+  assert.equal(await retractBlocksFrom(db.pool, 90n), 1);
+  await writeBlockBundles(db.pool, [minted!]);
+  await saveRead([reread!]);
+  assert.deepEqual((await pendingIds()).map((i) => i.id), [1n, 2n]);
+
+  // A read started after the last request is saved.
+  await saveRead(await pendingIds());
+  assert.deepEqual(await pendingIds(), []);
+});
+
+/** The holder's E1 list read page by page, each page after the previous page's last row. */
+async function listedInPages(holder: Address, pageSize: number): Promise<string[]> {
+  const listed: string[] = [];
+  let after: TokenBalanceKeyset | null = null;
+  for (;;) {
+    const rows = await listTokenBalances(db.pool, holder, [], after, pageSize);
+    listed.push(...rows.map((r) => `${r.token.name ?? '-'} ${r.token.type} ${hex(r.token.address)} ${r.tokenId ?? '-'} ${r.value}`));
+    if (rows.length < pageSize) return listed;
+    const last = rows.at(-1)!;
+    after = { value: last.value, tokenName: last.token.name, tokenType: last.token.type, tokenAddress: last.token.address, tokenId: last.tokenId };
+  }
+}
+
+/** Balance rows whose copy of their token's type or name differs from tokens. */
+async function staleBalanceRows(): Promise<string[]> {
+  const { rows } = await db.pool.query<{ row: string }>(
+    `SELECT concat_ws(' ', encode(b.address, 'hex'), encode(b.token_address, 'hex'), b.token_type, b.token_name) AS row
+     FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
+     WHERE b.token_type <> k.type OR b.token_name IS DISTINCT FROM k.name`,
+  );
+  return rows.map((r) => r.row);
+}
+
+const holdersCount = async (token: Address) =>
+  (await db.pool.query<{ n: string }>('SELECT holders_count::text AS n FROM tokens WHERE address = $1', [Buffer.from(hex(token), 'hex')])).rows[0]!.n;
+
+test("balance rows follow their token's name and type: E1 pages in name order, and a retraction keeps them", async () => {
+  const holder = syntheticAddress('e1-holder');
+  const other = syntheticAddress('e1-other');
+  const [named, renamed, plain, otherPlain, hybrid, multi] = ['named', 'renamed', 'plain', 'other-plain', 'hybrid', 'multi'].map((label) =>
+    syntheticAddress(`e1-${label}`),
+  ) as [Address, Address, Address, Address, Address, Address];
+  const chain = syntheticChain({ from: 80n, to: 81n, transactionsPerBlock: () => 1, salt: 'e1-order' });
+  const bundles = withTransfers(chain, [
+    [
+      ...[named, renamed, plain, otherPlain, hybrid].map((token): Move => [token, 'ERC-20', zero, holder, 10n, null]),
+      [multi, 'ERC-1155', zero, holder, 10n, 1n],
+      [multi, 'ERC-1155', zero, holder, 10n, 2n],
+    ],
+    [
+      // A new holder of a token already named, the hybrid seen as an NFT too (so ERC-404), and one of
+      // the holder's two ids of the ERC-1155 token sent away.
+      [named, 'ERC-20', zero, other, 10n, null],
+      [hybrid, 'ERC-721', zero, other, 1n, 5n],
+      [multi, 'ERC-1155', holder, other, 10n, 1n],
+    ],
+  ]);
+  await writeBlockBundles(db.pool, bundles.slice(0, 1));
+  const metadata = (name: string) => ({ name, symbol: null, decimals: null, totalSupply: null });
+  // Names that sort against the addresses' order, saved after the balances exist.
+  await saveTokenMetadata(db.pool, new Map([[named, metadata('beta')], [renamed, metadata('alpha')]]));
+  await writeBlockBundles(db.pool, bundles.slice(1));
+  assert.deepEqual(await staleBalanceRows(), []);
+
+  const [firstPlain, secondPlain] = [plain, otherPlain].sort();
+  const expected = [
+    `alpha ERC-20 ${hex(renamed)} - 10`,
+    `beta ERC-20 ${hex(named)} - 10`,
+    `- ERC-1155 ${hex(multi)} 2 10`,
+    `- ERC-20 ${hex(firstPlain!)} - 10`,
+    `- ERC-20 ${hex(secondPlain!)} - 10`,
+    `- ERC-404 ${hex(hybrid)} - 10`,
+  ];
+  for (const pageSize of [1, 2, 4, 50]) assert.deepEqual(await listedInPages(holder, pageSize), expected, `pages of ${pageSize}`);
+  assert.deepEqual(await listedInPages(other, 2), [
+    `beta ERC-20 ${hex(named)} - 10`,
+    `- ERC-1155 ${hex(multi)} 1 10`,
+    `- ERC-404 ${hex(hybrid)} - 1`,
+  ]);
+  assert.equal(await holdersCount(multi), '2', 'the holder still holds id 2');
+  assert.equal(await holdersCount(named), '2');
+
+  // The token stays ERC-404 and named: the balances moved back keep that, in the same order.
+  await retractBlocksFrom(db.pool, 81n);
+  assert.deepEqual(await staleBalanceRows(), []);
+  assert.deepEqual(await listedInPages(holder, 2), [...expected.slice(0, 2), `- ERC-1155 ${hex(multi)} 1 10`, ...expected.slice(2)]);
+  assert.deepEqual(await listedInPages(other, 2), []);
+  assert.deepEqual([await holdersCount(multi), await holdersCount(named), await holdersCount(hybrid)], ['1', '1', '1']);
 });

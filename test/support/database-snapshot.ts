@@ -2,19 +2,19 @@ import assert from 'node:assert/strict';
 import type { Pool } from 'pg';
 
 /**
- * Columns that hold the wall-clock time something was done, which two runs over the same chain
- * never share. Each is compared only as set or not (a `<column> IS NOT NULL` member), which still
- * tells a traced block from an untraced one.
+ * Columns that hold the wall-clock time something was done, or a mark drawn from a sequence in the
+ * order work happened to run, which two runs over the same chain never share. Each is compared only
+ * as set or not (a `<column> IS NOT NULL` member), which still tells a traced block from an untraced one.
  */
-const WALL_CLOCK_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+const RUN_DEPENDENT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   // When each migration ran.
   schema_migrations: ['applied_at'],
   // When the trace stage wrote the block's traces.
   blocks: ['traced_at'],
   // When the token's contract was read.
   tokens: ['metadata_fetched_at'],
-  // When the NFT's metadata was fetched.
-  token_instances: ['metadata_fetched_at'],
+  // When the NFT's metadata was fetched, and the request the fetch answered.
+  token_instances: ['metadata_fetched_at', 'metadata_mark'],
   // When the node's pool was seen to hold the transaction.
   pending_transactions: ['inserted_at'],
 };
@@ -24,7 +24,7 @@ export type DatabaseSnapshot = Record<string, { columns: string[]; rows: string[
 
 /**
  * A canonical dump of every table of the public schema: all rows, each column as PostgreSQL's text
- * form (bytea in hex), ordered by every column, wall-clock columns reduced to whether they are set.
+ * form (bytea in hex), ordered by every column, those columns reduced to whether they are set.
  */
 export async function snapshotDatabase(pool: Pool): Promise<DatabaseSnapshot> {
   const { rows: columns } = await pool.query<{ table_name: string; column_name: string }>(
@@ -33,10 +33,10 @@ export async function snapshotDatabase(pool: Pool): Promise<DatabaseSnapshot> {
   );
   const tables = new Map<string, { names: string[]; expressions: string[] }>();
   for (const { table_name: table, column_name: column } of columns) {
-    const wallClock = WALL_CLOCK_COLUMNS[table]?.includes(column) ?? false;
+    const runDependent = RUN_DEPENDENT_COLUMNS[table]?.includes(column) ?? false;
     const entry = tables.get(table) ?? { names: [], expressions: [] };
-    entry.names.push(wallClock ? `${column} IS NOT NULL` : column);
-    entry.expressions.push(wallClock ? `(${quote(column)} IS NOT NULL)::text` : `${quote(column)}::text`);
+    entry.names.push(runDependent ? `${column} IS NOT NULL` : column);
+    entry.expressions.push(runDependent ? `(${quote(column)} IS NOT NULL)::text` : `${quote(column)}::text`);
     tables.set(table, entry);
   }
   const snapshot: DatabaseSnapshot = {};

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from './wait.js';
 
 const cli = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
@@ -59,19 +59,6 @@ export async function runSextant(args: string[], env: Record<string, string>, ti
   const code = await child.exited;
   clearTimeout(timer);
   return { code, stdout: child.stdout(), stderr: child.stderr() };
-}
-
-/** Waits until `condition` holds, checking every `intervalMs`; fails naming `what` after `timeoutMs`. */
-export async function waitFor(
-  condition: () => Promise<boolean>,
-  what: string,
-  { timeoutMs = 60_000, intervalMs = 50 }: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await sleep(intervalMs);
-  }
 }
 
 export interface RunningSextant {

@@ -30,8 +30,49 @@ interface TokenBalanceRecordRow extends TokenColumns {
   metadata: unknown;
 }
 
-// The order after value, without nulls so that a row comparison applies: unnamed tokens last, rows without an id first.
-const tieKeys = "k.name IS NULL, COALESCE(k.name, ''), k.type, b.token_address, COALESCE(b.token_id, -1)";
+/**
+ * The order after value, each key under the name a page's rows carry it by: without nulls so that a
+ * row comparison applies (unnamed tokens last, rows without an id first). The same expressions as the
+ * index address_token_balances_holder_order, which then serves both the order and the row comparison.
+ */
+const tieKeys = [
+  ['b.token_name IS NULL', 'unnamed'],
+  ["COALESCE(b.token_name, '')", 'name_key'],
+  ['b.token_type', 'token_type'],
+  ['b.token_address', 'token_address'],
+  ['COALESCE(b.token_id, -1)', 'id_key'],
+] as const;
+
+const pageColumns = `b.token_id, b.value, ${tieKeys.map(([key, name]) => `${key} AS ${name}`).join(', ')}`;
+
+/** E1's order over a page's rows, whose columns are those of pageColumns (under `prefix`). */
+const pageOrder = (prefix: string): string => [`${prefix}value DESC`, ...tieKeys.map(([, name]) => `${prefix}${name}`)].join(', ');
+
+/**
+ * The statement that reads the page's balance rows in E1 order. After a keyset it is two index scans:
+ * the rest of the keyset's tie group (equal value, later tie keys: a row comparison the index seeks to)
+ * and then the lower values, so that a page deep into a tie group starts where it is.
+ */
+function pageRows(params: SqlParams, address: Hex, types: TokenType[], after: TokenBalanceKeyset | null, limit: number): string {
+  const conditions = [`b.address = ${params.add(byteaFromHex(address))}`, 'b.value > 0'];
+  if (types.length > 0) conditions.push(`b.token_type = ANY(${params.add(types)}::text[])`);
+  const limitParam = params.add(limit);
+  const scan = (extra: string[]) =>
+    `SELECT ${pageColumns} FROM address_token_balances b
+     WHERE ${[...conditions, ...extra].join(' AND ')} ORDER BY ${pageOrder('')} LIMIT ${limitParam}`;
+  if (after === null) return scan([]);
+  const value = `${params.add(after.value.toString())}::numeric`;
+  const ties = [
+    `${after.tokenName === null}`,
+    `${params.add(after.tokenName ?? '')}::text`,
+    `${params.add(after.tokenType)}::text`,
+    params.add(byteaFromHex(after.tokenAddress)),
+    `${params.add((after.tokenId ?? -1n).toString())}::numeric`,
+  ];
+  const laterTies = `(${tieKeys.map(([key]) => key).join(', ')}) > (${ties.join(', ')})`;
+  return `SELECT * FROM ((${scan([`b.value = ${value}`, laterTies])}) UNION ALL (${scan([`b.value < ${value}`])})) u
+    ORDER BY ${pageOrder('u.')} LIMIT ${limitParam}`;
+}
 
 /** E1: the address's positive balances, of the given token types (all when empty). */
 export async function listTokenBalances(
@@ -42,30 +83,13 @@ export async function listTokenBalances(
   limit: number,
 ): Promise<TokenBalanceRow[]> {
   const params = new SqlParams();
-  const conditions = [`b.address = ${params.add(byteaFromHex(address))}`, 'b.value > 0'];
-  if (types.length > 0) conditions.push(`k.type = ANY(${params.add(types)}::text[])`);
-  if (after !== null) {
-    const value = `${params.add(after.value.toString())}::numeric`;
-    const ties = [
-      `${after.tokenName === null}`,
-      `${params.add(after.tokenName ?? '')}::text`,
-      `${params.add(after.tokenType)}::text`,
-      params.add(byteaFromHex(after.tokenAddress)),
-      `${params.add((after.tokenId ?? -1n).toString())}::numeric`,
-    ];
-    // b.value <= value is implied by the rest, and lets the index scan start at the keyset's value.
-    conditions.push(`b.value <= ${value}`, `(b.value < ${value} OR (b.value = ${value} AND (${tieKeys}) > (${ties.join(', ')})))`);
-  }
-  // The NFT instances are joined to the page only, not to every balance the order has to look at.
+  // The tokens and NFT instances are joined to the page only, not to every balance the order looks at.
   const { rows } = await db.query<TokenBalanceRecordRow>(
-    `SELECT b.*, ti.token_id IS NOT NULL AS has_instance, ti.metadata
-     FROM (SELECT ${tokenColumns('k')}, b.token_id, b.value
-           FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
-           WHERE ${conditions.join(' AND ')}
-           ORDER BY b.value DESC, ${tieKeys}
-           LIMIT ${params.add(limit)}) b
+    `SELECT ${tokenColumns('k')}, b.token_id, b.value, ti.token_id IS NOT NULL AS has_instance, ti.metadata
+     FROM (${pageRows(params, address, types, after, limit)}) b
+     JOIN tokens k ON k.address = b.token_address
      LEFT JOIN token_instances ti ON ti.token_address = b.token_address AND ti.token_id = b.token_id
-     ORDER BY b.value DESC, b.token_name IS NULL, COALESCE(b.token_name, ''), b.token_type, b.token_address, COALESCE(b.token_id, -1)`,
+     ORDER BY ${pageOrder('b.')}`,
     params.values,
   );
   return rows.map((r) => ({
