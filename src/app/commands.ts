@@ -95,6 +95,12 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   return { node, indexer, traceStage, tokenStages };
 }
 
+/**
+ * Tokens or NFT ids read at once: one Multicall3 call (or JSON-RPC batch) and one save for each
+ * batch, whatever the block batch size, since a round per few ids costs more than the reads.
+ */
+const TOKEN_READ_BATCH_SIZE = 100;
+
 /** Token contracts and NFT metadata are read beside the indexer, with short timeouts. */
 function startReadingTokens(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): BackgroundLoop[] {
   const client = createRpcClient({ url: node.client.url, timeoutMs: 5_000, retryCount: 1 });
@@ -102,7 +108,7 @@ function startReadingTokens(config: Config, logger: Logger, database: Database, 
     pool: database.pool,
     client,
     logger: logger.child({ component: 'tokens' }),
-    batchSize: config.batchSize,
+    batchSize: TOKEN_READ_BATCH_SIZE,
     pollIntervalMs: config.pollIntervalMs,
   });
   resources.add(() => tokenStage.stop());
@@ -111,7 +117,7 @@ function startReadingTokens(config: Config, logger: Logger, database: Database, 
     client,
     logger: logger.child({ component: 'nft-metadata' }),
     fetch: { ipfsGateway: config.ipfsGatewayUrl, timeoutMs: 10_000, maxBytes: 1024 * 1024, retries: 2 },
-    batchSize: config.batchSize,
+    batchSize: TOKEN_READ_BATCH_SIZE,
     pollIntervalMs: config.pollIntervalMs,
   });
   resources.add(() => nftStage.stop());

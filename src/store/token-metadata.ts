@@ -17,7 +17,8 @@ export async function findTokensWithoutMetadata(pool: Pool, limit: number): Prom
  * Stores what the contracts said (nulls included), so that each token is read once, and copies the
  * names to the tokens' balance rows (E1 orders by them). Two statements in one transaction: the second
  * runs once the first holds the token rows, which a block writer holds until it commits, so it also
- * sees the balance rows such a writer added meanwhile.
+ * sees the balance rows such a writer added meanwhile. The balance rows are filtered by the addresses
+ * themselves, not only through the join: otherwise the planner reads every balance row into a hash join.
  */
 export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, TokenMetadata>): Promise<void> {
   const entries = [...read.entries()].sort(([a], [b]) => a.localeCompare(b));
@@ -40,7 +41,8 @@ export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, T
     );
     await client.query(
       `UPDATE address_token_balances b SET token_name = k.name FROM tokens k
-       WHERE k.address = ANY($1::bytea[]) AND b.token_address = k.address AND b.token_name IS DISTINCT FROM k.name`,
+       WHERE k.address = ANY($1::bytea[]) AND b.token_address = ANY($1::bytea[]) AND b.token_address = k.address
+         AND b.token_name IS DISTINCT FROM k.name`,
       [addresses],
     );
   });
