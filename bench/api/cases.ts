@@ -1,4 +1,5 @@
 import type { Db } from '../../src/store/read/sql.js';
+import type { BenchKeys } from '../chain/keys.js';
 
 export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9';
 
@@ -12,6 +13,11 @@ export interface Endpoint {
    * (`path`) and how many items it lists (`n`).
    */
   keys: string;
+  /**
+   * The cold key's first page, for the lists keyed by an address or an NFT: the generated chain's cold
+   * key, which lists a little more than a page. Without it, the cold key is chosen from `keys`.
+   */
+  coldPath?: (keys: BenchKeys) => string;
 }
 
 const hex = (column: string) => `'0x' || encode(${column}, 'hex')`;
@@ -23,6 +29,7 @@ export const endpoints: Endpoint[] = [
     deepPage: true,
     keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/tokens' AS path, count(*) AS n
            FROM address_token_balances WHERE value > 0 GROUP BY address`,
+    coldPath: (k) => `/api/v2/addresses/${k.coldAddress}/tokens`,
   },
   {
     // The list has no key: "hot" is the whole list, "cold" a method selector only a few transactions call.
@@ -41,6 +48,7 @@ export const endpoints: Endpoint[] = [
     keys: `SELECT '/api/v2/addresses/' || ${hex('b.address')} || '/nft/collections' AS path, count(DISTINCT b.token_address) AS n
            FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
            WHERE k.type <> 'ERC-20' AND b.value > 0 GROUP BY b.address`,
+    coldPath: (k) => `/api/v2/addresses/${k.coldAddress}/nft/collections`,
   },
   {
     id: 'E4',
@@ -49,6 +57,7 @@ export const endpoints: Endpoint[] = [
     keys: `SELECT '/api/v2/tokens/' || ${hex('token_address')} || '/instances/' || token_id::text || '/transfers' AS path, count(*) AS n
            FROM token_transfers WHERE token_id IS NOT NULL AND token_type IN ('ERC-721', 'ERC-1155')
            GROUP BY token_address, token_id`,
+    coldPath: (k) => `/api/v2/tokens/${k.coldInstance.token}/instances/${k.coldInstance.id}/transfers`,
   },
   {
     id: 'E5',
@@ -56,6 +65,7 @@ export const endpoints: Endpoint[] = [
     deepPage: true,
     keys: `SELECT '/api/v2/addresses/' || ${hex('miner')} || '/blocks-validated' AS path, count(*) AS n
            FROM blocks WHERE consensus GROUP BY miner`,
+    coldPath: (k) => `/api/v2/addresses/${k.coldMiner}/blocks-validated`,
   },
   {
     id: 'E6',
@@ -73,6 +83,7 @@ export const endpoints: Endpoint[] = [
                  UNION ALL
                  SELECT coalesce(to_address, created_contract) FROM internal_transactions WHERE index > 0 OR type <> 'call') s
            GROUP BY a`,
+    coldPath: (k) => `/api/v2/addresses/${k.coldAddress}/internal-transactions`,
   },
   {
     id: 'E8',
@@ -81,6 +92,7 @@ export const endpoints: Endpoint[] = [
     keys: `SELECT '/api/v2/addresses/' || ${hex('a')} || '/token-transfers' AS path, count(*) AS n
            FROM (SELECT from_address AS a FROM token_transfers UNION ALL SELECT to_address FROM token_transfers) s
            GROUP BY a`,
+    coldPath: (k) => `/api/v2/addresses/${k.coldAddress}/token-transfers`,
   },
   {
     id: 'E9',
@@ -101,19 +113,28 @@ export interface EndpointKey {
   items: number;
 }
 
-/** The largest "handful": a cold key lists at most this many items. */
-const coldItems = 5;
+/** The largest "handful": without a `coldPath`, a cold key lists at most this many items. */
+const handful = 5;
+
+/** The API's page size: a cold key with more items than this has a full first page, as the hot key has. */
+export const pageSize = 50;
 
 /**
- * The hot key (most items) and a cold one (the most items up to a handful, else the fewest) of an
- * endpoint; none when the indexed data has nothing for it.
+ * The hot key (most items) and the cold one of an endpoint, each with its item count; none when the
+ * indexed data has nothing for it. The cold key is `coldPath`'s, so that both first pages are full and
+ * differ only in how busy the key is; without one, the most items up to a handful, else the fewest.
  */
-export async function findKeys(db: Db, endpoint: Endpoint): Promise<EndpointKey[]> {
+export async function findKeys(db: Db, endpoint: Endpoint, keys: BenchKeys): Promise<EndpointKey[]> {
+  const cold =
+    endpoint.coldPath === undefined
+      ? `ORDER BY CASE WHEN n <= ${handful} THEN -n ELSE n END, path LIMIT 1`
+      : 'WHERE path = $1';
   const { rows } = await db.query<{ kind: KeyKind; path: string; n: string }>(
     `WITH g AS MATERIALIZED (${endpoint.keys})
      (SELECT 'hot' AS kind, path, n FROM g ORDER BY n DESC, path LIMIT 1)
      UNION ALL
-     (SELECT 'cold', path, n FROM g ORDER BY CASE WHEN n <= ${coldItems} THEN -n ELSE n END, path LIMIT 1)`,
+     (SELECT 'cold', path, n FROM g ${cold})`,
+    endpoint.coldPath === undefined ? [] : [endpoint.coldPath(keys)],
   );
   return rows.map((r) => ({ kind: r.kind, path: r.path, items: Number(r.n) }));
 }

@@ -2,10 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { BenchScale } from '../chain/scale.js';
+import { type BenchKeys, benchKeys } from '../chain/keys.js';
+import { type BenchScale, chainShapes } from '../chain/scale.js';
 import { describeMachine, loadAverage } from '../index/machine.js';
 import { megabytes, readMemory } from '../index/process-memory.js';
-import { type EndpointId, type KeyKind, endpoints, findKeys } from './cases.js';
+import { type EndpointId, type KeyKind, endpoints, findKeys, pageSize } from './cases.js';
 import { type RunningChild, freePort, startNodeChild } from './child-process.js';
 import type { LoadFigures } from './figures.js';
 import { type LoadPlan, loadHttp } from './load.js';
@@ -90,15 +91,18 @@ interface PageToMeasure {
   path: string;
 }
 
-async function choosePages(pool: pg.Pool, serveUrl: string, report: (line: string) => void): Promise<PageToMeasure[]> {
+async function choosePages(pool: pg.Pool, serveUrl: string, chainKeys: BenchKeys, report: (line: string) => void): Promise<PageToMeasure[]> {
   const pages: PageToMeasure[] = [];
   for (const endpoint of endpoints) {
-    const keys = await findKeys(pool, endpoint);
+    const keys = await findKeys(pool, endpoint, chainKeys);
     if (keys.length === 0) report(`${endpoint.id} ${endpoint.title}: no data indexed for it, not measured`);
     for (const key of keys) {
       if (key.kind === 'cold' && key.path === keys[0]?.path) {
         report(`${endpoint.id}: every key lists ${key.items} items; no cold key apart from the hot one`);
         continue;
+      }
+      if (key.kind === 'cold' && endpoint.coldPath !== undefined && key.items <= pageSize) {
+        report(`${endpoint.id} cold: the key lists ${key.items} items, not more than a page (the chain is too short)`);
       }
       pages.push({ endpoint: endpoint.id, key: key.kind, items: key.items, page: 'first', depth: 0, path: key.path });
       if (!endpoint.deepPage || key.kind === 'cold') continue;
@@ -180,7 +184,8 @@ export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchRes
   try {
     // After a bulk load, as autovacuum would before long: the plans below depend on fresh statistics.
     await pool.query('ANALYZE');
-    const chosen = await choosePages(pool, serve.baseUrl, report);
+    // The cold keys depend on the scale's shape, not on how many of its blocks were indexed.
+    const chosen = await choosePages(pool, serve.baseUrl, benchKeys(chainShapes[options.scale]), report);
     const bodies: Record<string, string> = {};
     for (const page of chosen) bodies[page.path] = (await fetchBody(serve.baseUrl, page.path)).body;
     const responsesFile = join(workDir, 'responses.json');

@@ -9,6 +9,7 @@ import { createRpcClient } from '../../src/chain/rpc.js';
 import { readTokenMetadata } from '../../src/chain/token-metadata.js';
 import { readTokenUris } from '../../src/chain/token-uri.js';
 import { createTestDatabase, bytea, type TestDatabase } from '../../test/support/database.js';
+import { endpoints, findKeys, pageSize } from '../api/cases.js';
 import { createChainGenerator } from './generate.js';
 import { erc1155, erc20 } from './keys.js';
 import { loadBenchChain } from './load.js';
@@ -36,25 +37,49 @@ describe('the generated chain', () => {
     }
   });
 
-  it('gives the cold address and the cold miner exactly the cold blocks, the hot ones most blocks', () => {
+  it('gives the cold keys exactly the cold blocks, more than a page of each list, and the hot ones most blocks', () => {
     const shape = chainShape('small', BLOCKS);
     const { keys } = chain;
+    const cold = keys.coldAddress;
     let coldTransferBlocks = 0;
+    let coldTransfers = 0;
+    const coldCollections = new Set<string>();
+    let coldInstanceTransfers = 0;
+    let coldCalls = 0;
     let coldMinerBlocks = 0;
     let hotMinerBlocks = 0;
     let hotTransfers = 0;
     for (let number = 0; number < BLOCKS; number++) {
-      const { block, receipts } = chain.block(number);
+      const { block, receipts, traces } = chain.block(number);
       const bundle = decodeBlock({ number: BigInt(number), block, receipts });
-      if (bundle.tokenTransfers.some((t) => t.to === keys.coldAddress || t.from === keys.coldAddress)) coldTransferBlocks++;
+      const ofCold = bundle.tokenTransfers.filter((t) => t.to === cold || t.from === cold);
+      if (ofCold.length > 0) coldTransferBlocks++;
+      coldTransfers += ofCold.length;
+      for (const t of ofCold) if (t.to === cold && t.tokenType !== 'ERC-20') coldCollections.add(t.tokenAddress);
+      coldInstanceTransfers += bundle.tokenTransfers.filter((t) => t.tokenAddress === keys.coldInstance.token && t.tokenId === keys.coldInstance.id).length;
+      coldCalls += traces.filter((f) => f.traceAddress.length > 0 && (f.action.to === cold || f.action.from === cold)).length;
       hotTransfers += bundle.tokenTransfers.filter((t) => t.to === keys.hotAddress || t.from === keys.hotAddress).length;
       if (bundle.block.miner === keys.coldMiner) coldMinerBlocks++;
       if (bundle.block.miner === keys.hotMiner) hotMinerBlocks++;
     }
+    assert.ok(shape.coldBlocks > pageSize, `${shape.coldBlocks} cold blocks`);
     assert.equal(coldTransferBlocks, shape.coldBlocks);
     assert.equal(coldMinerBlocks, shape.coldBlocks);
-    assert.ok(hotMinerBlocks > 0.8 * BLOCKS, `the hot miner validated ${hotMinerBlocks} blocks`);
+    assert.equal(coldInstanceTransfers, shape.coldBlocks);
+    assert.equal(coldCalls, shape.coldBlocks);
+    assert.ok(coldCollections.size > pageSize, `the cold address received ${coldCollections.size} NFT collections`);
+    assert.ok(coldTransfers > pageSize, `the cold address has ${coldTransfers} transfers`);
+    assert.ok(hotMinerBlocks > 0.8 * (BLOCKS - shape.coldBlocks), `the hot miner validated ${hotMinerBlocks} blocks`);
     assert.ok(hotTransfers > 2 * BLOCKS, `the hot address has ${hotTransfers} transfers`);
+  });
+
+  it('spreads the cold blocks over a chain of any length', () => {
+    for (const blocks of [30, 61, 5_000]) {
+      const { keys, block } = createChainGenerator(chainShape('small', blocks));
+      let coldMinerBlocks = 0;
+      for (let number = 0; number < blocks; number++) if (block(number).block.miner === keys.coldMiner) coldMinerBlocks++;
+      assert.equal(coldMinerBlocks, Math.min(blocks - 1, chainShapes.small.coldBlocks), `${blocks} blocks`);
+    }
   });
 });
 
@@ -111,6 +136,12 @@ describe('loadBenchChain', () => {
     assert.equal(await count('SELECT count(*) AS n FROM token_instances WHERE metadata IS NULL'), 0);
     const hotBalances = await count('SELECT count(*) AS n FROM address_token_balances WHERE address = $1 AND value > 0', [bytea(chain.keys.hotAddress)]);
     assert.ok(hotBalances >= BLOCKS, `the hot address holds ${hotBalances} tokens`);
+    for (const endpoint of endpoints.filter((e) => e.coldPath !== undefined)) {
+      const [hot, cold] = await findKeys(database.pool, endpoint, chain.keys);
+      assert.ok(hot !== undefined && cold !== undefined, `${endpoint.id} has a hot and a cold key`);
+      assert.equal(cold.path, endpoint.coldPath!(chain.keys), `${endpoint.id} finds the generated cold key`);
+      assert.ok(cold.items > pageSize && cold.items < hot.items, `${endpoint.id}: cold ${cold.items} items, hot ${hot.items}`);
+    }
     assert.ok(lines.some((line) => line.includes(`loaded ${BLOCKS} blocks`)));
   });
 });

@@ -8,6 +8,7 @@ import {
   address,
   benchKeys,
   blockHash,
+  coldCollection,
   erc1155,
   erc20,
   erc721,
@@ -89,12 +90,17 @@ export interface ChainGenerator {
  * The generated chain: every block is a function of the seed and its number, so that any block can be
  * served or loaded without the rest of the chain in memory. Activity is skewed as on a real chain: three
  * hot accounts take part in about half of all token transfers and calls, the other accounts follow a
- * power law, and the cold account and cold miner appear in exactly `coldBlocks` blocks.
+ * power law, and the cold address, cold miner and cold NFT appear in exactly `coldBlocks` blocks.
  */
 export function createChainGenerator(shape: ChainShape): ChainGenerator {
   const keys = benchKeys(shape);
-  const coldEvery = Math.floor(shape.blocks / shape.coldBlocks);
-  const isColdBlock = (n: number) => n % coldEvery === 1;
+  // On a chain shorter than `coldBlocks`, every block from block 1 is cold.
+  const coldEvery = Math.max(1, Math.floor(shape.blocks / shape.coldBlocks));
+  /** Which cold block n is (0 .. coldBlocks-1), or null when it is not one: blocks 1, 1 + coldEvery, ... */
+  const coldBlockIndex = (n: number): number | null => {
+    const k = (n - 1) / coldEvery;
+    return Number.isInteger(k) && k >= 0 && k < shape.coldBlocks ? k : null;
+  };
   const tailAccounts = shape.accounts - HOT_ACCOUNTS - 1;
 
   const pickAccount = (random: Random): Address => {
@@ -119,6 +125,21 @@ export function createChainGenerator(shape: ChainShape): ChainGenerator {
     data: `0x${uintWord(id)}${uintWord(amount)}`,
   });
 
+  /**
+   * What the cold address gets in the k-th cold block: an NFT of a collection of its own (E1, E3), the
+   * cold ERC-20 and one ERC-1155 id (one balance each however many blocks), and the cold NFT, which it
+   * holds after every other move (E4).
+   */
+  const coldTransfers = (k: number): LogSpec[] => {
+    const cold = keys.coldAddress;
+    return [
+      transfer(erc20(shape.airdropTokens + shape.busyErc20), ZERO_ADDRESS, cold, 10n ** 18n, false),
+      transfer(coldCollection(shape, k), ZERO_ADDRESS, cold, 0n, true),
+      transfer(keys.coldInstance.token, k === 0 ? ZERO_ADDRESS : coldInstanceOwner(k - 1), coldInstanceOwner(k), keys.coldInstance.id, true),
+      transferSingle(erc1155(shape.busyErc1155), DISTRIBUTOR, ZERO_ADDRESS, cold, 0n, 1n),
+    ];
+  };
+
   /** Transaction 0 of every block: mints to the hot holder, moves the hot NFT, and serves the cold address in cold blocks. */
   const airdrop = (n: number): TransactionSpec => {
     const hot = keys.hotAddress;
@@ -128,15 +149,10 @@ export function createChainGenerator(shape: ChainShape): ChainGenerator {
       transfer(keys.hotInstance.token, n === 0 ? ZERO_ADDRESS : hotInstanceOwner(n - 1), hotInstanceOwner(n), keys.hotInstance.id, true),
     ];
     const calls: CallSpec[] = [{ from: DISTRIBUTOR, to: hot, value: 1n }];
-    if (isColdBlock(n)) {
-      const k = Math.floor(n / coldEvery);
-      const cold = keys.coldAddress;
-      logs.push(
-        transfer(erc20(shape.airdropTokens + shape.busyErc20), ZERO_ADDRESS, cold, 10n ** 18n, false),
-        transfer(keys.coldInstance.token, k === 0 ? ZERO_ADDRESS : coldInstanceOwner(k - 1), coldInstanceOwner(k), keys.coldInstance.id, true),
-        transferSingle(erc1155(shape.busyErc1155), DISTRIBUTOR, ZERO_ADDRESS, cold, BigInt(k), 1n),
-      );
-      calls.push({ from: DISTRIBUTOR, to: cold, value: 1n });
+    const k = coldBlockIndex(n);
+    if (k !== null) {
+      logs.push(...coldTransfers(k));
+      calls.push({ from: DISTRIBUTOR, to: keys.coldAddress, value: 1n });
     }
     return { from: account(1), to: DISTRIBUTOR, value: 0n, input: '0xc204642c', logs, calls, failed: false };
   };
@@ -193,7 +209,7 @@ export function createChainGenerator(shape: ChainShape): ChainGenerator {
   const block = (number: number): GeneratedBlock => {
     const random = new Random(mix(shape.seed, number));
     const hash = blockHash(number);
-    const miner = isColdBlock(number)
+    const miner = coldBlockIndex(number) !== null
       ? keys.coldMiner
       : random.next() < 0.9
         ? keys.hotMiner

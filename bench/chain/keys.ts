@@ -52,7 +52,7 @@ export function readAddress(value: string): { kind: Kind; n: number } | null {
   return address(kind, n) === hex ? { kind, n } : null;
 }
 
-/** Token numbers by kind: the airdrop tokens come first, then the busy ones. */
+/** Token numbers by kind: the airdrop tokens come first, then the busy ones, then the cold address's own. */
 export const erc20 = (n: number): Address => address(Kind.Erc20, n);
 export const erc721 = (n: number): Address => address(Kind.Erc721, n);
 export const erc1155 = (n: number): Address => address(Kind.Erc1155, n);
@@ -62,15 +62,19 @@ export const account = (n: number): Address => address(Kind.Account, n);
 export interface BenchKeys {
   /** Party to about a third of all token transfers and internal transactions; holds every airdrop token. */
   hotAddress: Address;
-  /** A handful of token transfers, internal transactions, balances and NFT collections. */
+  /**
+   * Gets one NFT collection, one internal transaction and four token transfers in each of the
+   * `coldBlocks` cold blocks: a little more than one page of balances, collections and internal
+   * transactions.
+   */
   coldAddress: Address;
   /** Validates 90% of the blocks. */
   hotMiner: Address;
-  /** Validates `coldBlocks` blocks. */
+  /** Validates the `coldBlocks` cold blocks. */
   coldMiner: Address;
   /** An NFT transferred in every block. */
   hotInstance: { token: Address; id: bigint };
-  /** An NFT of a collection of its own, transferred in `coldBlocks` blocks. */
+  /** An NFT of a collection of its own, transferred in the `coldBlocks` cold blocks. */
   coldInstance: { token: Address; id: bigint };
   /** Transactions with `heavyTraceFrames` + 1 and with a single trace frame. */
   heavyTraceTransaction: Hex;
@@ -81,6 +85,9 @@ export interface BenchKeys {
 
 /** Accounts 0..2 are hot; the last account is the cold one. */
 export const HOT_ACCOUNTS = 3;
+
+/** The cold address's k-th NFT collection (0 .. coldBlocks-1), after the cold NFT's. */
+export const coldCollection = (shape: ChainShape, k: number): Address => erc721(shape.airdropTokens + shape.busyErc721 + 1 + k);
 
 export function benchKeys(shape: ChainShape): BenchKeys {
   const heavyBlock = shape.heavyTraceEvery / 2;

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { buildApi } from '../api/server.js';
 import { createRpcClient } from '../chain/rpc.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
@@ -13,33 +12,8 @@ import { migrate } from '../store/migrate.js';
 import { ensureSameChain } from './chain-identity.js';
 import { openDatabase, type Database } from './database.js';
 import { connectNode, type NodeConnection } from './node.js';
-
-/** Closes what was opened, last first, once, on a signal or at the end. */
-class Resources {
-  private readonly closers: (() => Promise<unknown>)[] = [];
-  add(close: () => Promise<unknown>): void {
-    this.closers.push(close);
-  }
-  async closeAll(): Promise<void> {
-    while (this.closers.length > 0) await this.closers.pop()!().catch(() => undefined);
-  }
-}
-
-/** Resolves once a first SIGINT or SIGTERM has closed everything; a second one exits at once. */
-function onShutdownSignal(resources: Resources, logger: Logger): Promise<void> {
-  return new Promise((resolve) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) process.exit(1);
-      stopping = true;
-      logger.info(`${signal}: shutting down (again to force)`);
-      void resources.closeAll().then(resolve);
-    };
-    // Kept registered (not `once`), so that other listeners see that shutdown is taken care of.
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
+import { onShutdownSignal, Resources } from './resources.js';
+import { listen, printTryUrls } from './serve.js';
 
 async function openMigratedDatabase(config: Config, logger: Logger, resources: Resources): Promise<Database> {
   const database = await openDatabase(config, logger);
@@ -101,9 +75,14 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
  */
 const TOKEN_READ_BATCH_SIZE = 100;
 
-/** Token contracts and NFT metadata are read beside the indexer, with short timeouts. */
+/**
+ * Token contracts and NFT metadata are read beside the indexer, with short timeouts. Without Multicall3
+ * a round's eth_calls go in JSON-RPC batches of a round's size: their answers are small (a name, a
+ * URI), far below the size nodes cap a batch answer at, and each HTTP request costs both sides more
+ * than the calls in it.
+ */
 function startReadingTokens(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): BackgroundLoop[] {
-  const client = createRpcClient({ url: node.client.url, timeoutMs: 5_000, retryCount: 1 });
+  const client = createRpcClient({ url: node.client.url, timeoutMs: 5_000, retryCount: 1, batchSize: TOKEN_READ_BATCH_SIZE });
   const tokenStage = startTokenMetadataStage({
     pool: database.pool,
     client,
@@ -161,53 +140,6 @@ export async function indexCommand(config: Config, logger: Logger): Promise<void
       for (const stage of tokenStages) await stage.drained();
     };
     await Promise.race([finished(), shutdown]);
-  } finally {
-    await resources.closeAll();
-  }
-}
-
-async function requireSchema(database: Database): Promise<void> {
-  const { rows } = await database.pool.query<{ blocks: string | null }>("SELECT to_regclass('blocks')::text AS blocks");
-  if (rows[0]?.blocks == null) {
-    throw new ConfigError('the database has no Sextant schema yet; run `sextant migrate` or `sextant start` first');
-  }
-}
-
-async function listen(config: Config, logger: Logger, database: Database, resources: Resources, indexer: Indexer | null): Promise<string> {
-  const api = await buildApi({
-    pool: database.pool,
-    logger: logger.child({ component: 'api' }),
-    indexerStatus: indexer?.status ?? null,
-    instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
-  });
-  resources.add(() => api.close());
-  try {
-    await api.listen({ port: config.port, host: config.host });
-  } catch (error) {
-    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}; choose another PORT`);
-  }
-  const address = api.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  return `http://localhost:${port}`;
-}
-
-function printTryUrls(logger: Logger, base: string, sample: { address: string | null; block: string | null }): void {
-  const urls = [`${base}/api/v2/transactions`, `${base}/api/v2/transactions?filter=validated&type=contract_call`];
-  if (sample.block !== null) urls.push(`${base}/api/v2/blocks/${sample.block}/withdrawals`);
-  if (sample.address !== null) urls.push(`${base}/api/v2/addresses/${sample.address}/blocks-validated`);
-  logger.info(`API listening on ${base}; try:\n  ${urls.join('\n  ')}`);
-}
-
-export async function serveCommand(config: Config, logger: Logger): Promise<void> {
-  const resources = new Resources();
-  const shutdown = onShutdownSignal(resources, logger);
-  try {
-    const database = await openDatabase(config, logger);
-    resources.add(() => database.close());
-    await requireSchema(database);
-    const base = await listen(config, logger, database, resources, null);
-    printTryUrls(logger, base, { address: null, block: null });
-    await shutdown;
   } finally {
     await resources.closeAll();
   }

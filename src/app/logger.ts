@@ -1,10 +1,12 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
 
 /** Human-readable lines on a terminal, JSON lines otherwise (for log collectors). */
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
   if (process.stdout.isTTY) {
-    return pino({ level }, pretty({ sync: true, ignore: 'pid,hostname', translateTime: 'HH:MM:ss' }));
+    // Required here, not imported: a process logging to a pipe does not load the prettifier.
+    const { build } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+    return pino({ level }, build({ sync: true, ignore: 'pid,hostname', translateTime: 'HH:MM:ss' }));
   }
   return pino({ level });
 }

@@ -15,8 +15,9 @@ export interface ContractCall {
  * Read-only contract calls at the latest block, many at once: one eth_call to Multicall3's aggregate3
  * where the chain has it, else a JSON-RPC batch of eth_calls. Each answer is the call's return data,
  * or null where that call reverted; one call reverting never fails another. A node that does not
- * answer, or answers what no eth_call returns, rejects the whole read: the caller asks again later
- * rather than take the node's failure for the contract's answer.
+ * answer, answers with a failure of its own (a block it does not have yet, a limit), or answers what
+ * no eth_call returns, rejects the whole read: the caller asks again later rather than take the
+ * node's failure for the contract's answer.
  */
 export interface ContractCaller {
   call(calls: readonly ContractCall[]): Promise<(Hex | null)[]>;
@@ -30,10 +31,32 @@ function returnData(answer: unknown): Hex {
   throw new InvalidNodeResponseError('eth_call', '', `is not hex data (${JSON.stringify(answer)?.slice(0, 80)})`);
 }
 
-/** One JSON-RPC batch; a call the node refuses (a revert) answers null. */
+/**
+ * JSON-RPC errors by which a node says that it could not run the call, not that the contract failed:
+ * invalid params (anvil's block out of range while it mines), resource not found or unavailable, limit
+ * exceeded; and the messages of a node whose state or block is not there (yet). What the EVM did (a
+ * revert, whatever its reason says, an invalid opcode, out of gas) is the contract's answer.
+ */
+const NODE_FAILURE_CODES = new Set([-32602, -32001, -32002, -32005]);
+const NODE_FAILURE_MESSAGE = /header not found|block not found|unknown block|out of range|missing trie node|state .*not available|timed? ?out|rate limit|too many requests|busy|unavailable/i;
+const EVM_FAILURE_MESSAGE = /revert|evm error|invalid opcode|out of gas|stack (underflow|overflow|limit)|invalid jump/i;
+
+const isNodeFailure = (error: RpcError): boolean =>
+  error.code !== 3 &&
+  !EVM_FAILURE_MESSAGE.test(error.nodeMessage) &&
+  (NODE_FAILURE_CODES.has(error.code) || NODE_FAILURE_MESSAGE.test(error.nodeMessage));
+
+/** The contract's answer to one call of a batch: return data, or null where it reverted. */
+function callAnswer(answer: unknown): Hex | null {
+  if (!(answer instanceof RpcError)) return returnData(answer);
+  if (isNodeFailure(answer)) throw answer;
+  return null;
+}
+
+/** One JSON-RPC batch; a call the contract reverts answers null, one the node could not run rejects the batch. */
 async function callInBatch(client: RpcClient, calls: readonly ContractCall[]): Promise<(Hex | null)[]> {
   const answers = await client.batchSettled<unknown>(calls.map(({ to, data }) => ({ method: 'eth_call', params: [{ to, data }, 'latest'] })));
-  return answers.map((answer) => (answer instanceof RpcError ? null : returnData(answer)));
+  return answers.map(callAnswer);
 }
 
 /**
@@ -50,7 +73,7 @@ async function callThroughMulticall3(client: RpcClient, calls: readonly Contract
   try {
     answer = await client.request<unknown>('eth_call', [{ to: MULTICALL3_ADDRESS, data }, 'latest']);
   } catch (error) {
-    if (error instanceof RpcError) return undefined;
+    if (error instanceof RpcError && !isNodeFailure(error)) return undefined;
     throw error;
   }
   const aggregate = returnData(answer);

@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { createLogger } from '../app/logger.js';
-import { indexCommand, migrateCommand, serveCommand, startCommand } from '../app/commands.js';
 import { parseConfig, rawSettingsFromEnv, settings, type Config, type RawSettings } from '../config.js';
 import type { Logger } from 'pino';
 
 type Action = (config: Config, logger: Logger) => Promise<void>;
 
-const commands: { name: string; description: string; action: Action }[] = [
-  { name: 'start', description: 'migrate, index and serve (the default)', action: startCommand },
-  { name: 'index', description: 'run the indexer only', action: indexCommand },
-  { name: 'serve', description: 'serve the API only, from an existing database', action: serveCommand },
-  { name: 'migrate', description: 'create or update the database schema, then exit', action: migrateCommand },
+// Imported when run, so that `serve` does not load the indexer, the chain client (viem) and the demo.
+const commands: { name: string; description: string; load: () => Promise<Action> }[] = [
+  { name: 'start', description: 'migrate, index and serve (the default)', load: async () => (await import('../app/commands.js')).startCommand },
+  { name: 'index', description: 'run the indexer only', load: async () => (await import('../app/commands.js')).indexCommand },
+  { name: 'serve', description: 'serve the API only, from an existing database', load: async () => (await import('../app/serve.js')).serveCommand },
+  { name: 'migrate', description: 'create or update the database schema, then exit', load: async () => (await import('../app/commands.js')).migrateCommand },
 ];
 
 function camelCase(flag: string): string {
@@ -53,7 +53,8 @@ for (const command of commands) {
     .action(async () => {
       try {
         const config = parseConfig(rawSettings(program.opts()));
-        await command.action(config, createLogger());
+        const action = await command.load();
+        await action(config, createLogger());
         process.exit(0);
       } catch (error) {
         fail(error);

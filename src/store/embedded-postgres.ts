@@ -377,6 +377,12 @@ function spawnServer(postgres: string, pgdata: string, dataDir: string, user: Os
     // fsync stays on, so a crash never corrupts the cluster and every commit is atomic; only the last
     // few hundred milliseconds of commits may be lost, and the indexer resumes from what was committed.
     '-c', 'synchronous_commit=off',
+    // The indexer writes in bulk into indexes that grow with the chain: a larger buffer cache keeps more
+    // of their pages in memory, and rarer checkpoints mean fewer first changes of a page after a
+    // checkpoint, each of which writes the whole page to the WAL.
+    '-c', 'shared_buffers=512MB',
+    '-c', 'max_wal_size=4GB',
+    '-c', 'checkpoint_timeout=15min',
   ];
   return spawn('/bin/sh', ['-c', SUPERVISOR_SCRIPT, 'sextant-postgres', postgres, ...serverArgs], {
     cwd: dataDir,

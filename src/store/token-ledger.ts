@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { Address, TokenTransferRecord, TokenType } from '../model.js';
 import { hexToBuffer } from './encode.js';
+import { inLockOrder } from './lock-order.js';
 
 /**
  * Keeps what token transfers imply in step with them, inside the writer's transaction: token rows,
@@ -11,6 +12,8 @@ import { hexToBuffer } from './encode.js';
  */
 
 const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
+
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]): number => inLockOrder(a, b);
 
 /** ERC-20 and ERC-721 balances are one per token (an amount, a count); ERC-1155 and ERC-404 ids have their own. */
 const balanceTokenId = (t: TokenTransferRecord): bigint | null =>
@@ -37,10 +40,9 @@ function balanceDeltas(transfers: readonly TokenTransferRecord[], direction: 1n 
     add(t.from, t, -t.amount);
     add(t.to, t, t.amount);
   }
-  // Sorted, so that concurrent writers lock rows in the same order.
-  return [...deltas.values()]
-    .filter((d) => d.delta !== 0n)
-    .sort((a, b) => (a.holder + a.token + String(a.tokenId)).localeCompare(b.holder + b.token + String(b.tokenId)));
+  // Sorted, so that concurrent writers lock rows in the same order. A pair whose transfers net to zero
+  // keeps its delta: its row must exist whichever blocks a batch happened to hold.
+  return [...deltas].sort(byKey).map(([, d]) => d);
 }
 
 async function recordTokens(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
@@ -87,7 +89,8 @@ async function lockTokens(client: PoolClient, transfers: readonly TokenTransferR
  * Adds the deltas to the balances and, in the same statement, holders_count by the (holder, token) pairs
  * that start or stop holding: a pair holds while any of its rows (one per id for ERC-1155 and ERC-404)
  * is positive. The statement's other parts see the rows as they were before its upsert, and the
- * upsert returns them as they are after. New rows take the token's type and name from tokens.
+ * upsert returns them as they are after (a row a zero delta leaves alone is not returned and reads as
+ * before). New rows take the token's type and name from tokens.
  */
 async function applyBalances(client: PoolClient, transfers: readonly TokenTransferRecord[], direction: 1n | -1n): Promise<void> {
   const deltas = balanceDeltas(transfers, direction);
@@ -101,6 +104,7 @@ async function applyBalances(client: PoolClient, transfers: readonly TokenTransf
        SELECT d.address, d.token_address, d.token_id, d.delta, k.type, k.name
        FROM deltas d JOIN tokens k ON k.address = d.token_address ORDER BY d.position
        ON CONFLICT (address, token_address, token_id) DO UPDATE SET value = address_token_balances.value + EXCLUDED.value
+         WHERE EXCLUDED.value <> 0
        RETURNING address, token_address, token_id, value),
      earlier AS (
        SELECT b.address, b.token_address, b.token_id, b.value FROM address_token_balances b
@@ -148,8 +152,9 @@ async function recordInstances(client: PoolClient, transfers: readonly TokenTran
     if (seen === undefined || isLater(t, seen)) latest.set(key, t);
   }
   if (latest.size === 0) return;
-  const rows: InstanceChange[] = [...latest.values()]
-    .map((t) => {
+  const rows: InstanceChange[] = [...latest]
+    .sort(byKey)
+    .map(([, t]) => {
       const owned = t.tokenType !== 'ERC-1155';
       return {
         token: t.tokenAddress,
@@ -158,8 +163,7 @@ async function recordInstances(client: PoolClient, transfers: readonly TokenTran
         blockNumber: owned ? t.blockNumber : null,
         logIndex: owned ? t.logIndex : null,
       };
-    })
-    .sort((a, b) => (a.token + a.id).localeCompare(b.token + b.id));
+    });
   await client.query(
     `INSERT INTO token_instances (token_address, token_id, owner, owner_block_number, owner_log_index)
      SELECT * FROM unnest($1::bytea[], $2::numeric[], $3::bytea[], $4::bigint[], $5::integer[])

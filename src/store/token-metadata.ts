@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { TokenMetadata } from '../chain/token-metadata.js';
 import type { Address } from '../model.js';
 import { bufferToHex, hexToBuffer } from './encode.js';
+import { inLockOrder } from './lock-order.js';
 import { inTransaction } from './transaction.js';
 
 /** Tokens whose contract has not been read yet, oldest address order (any stable order will do). */
@@ -21,7 +22,7 @@ export async function findTokensWithoutMetadata(pool: Pool, limit: number): Prom
  * themselves, not only through the join: otherwise the planner reads every balance row into a hash join.
  */
 export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, TokenMetadata>): Promise<void> {
-  const entries = [...read.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const entries = [...read.entries()].sort(([a], [b]) => inLockOrder(a, b));
   if (entries.length === 0) return;
   const addresses = entries.map(([address]) => hexToBuffer(address));
   await inTransaction(pool, async (client) => {
@@ -69,7 +70,7 @@ export async function findTokensWithSupplyMarks(pool: Pool, limit: number): Prom
  * Clears each mark only if it is still the one read under: a block written meanwhile leaves its own.
  */
 export async function saveTotalSupplies(pool: Pool, read: readonly (SupplyMark & { totalSupply: bigint | null })[]): Promise<void> {
-  const entries = [...read].sort((a, b) => a.address.localeCompare(b.address));
+  const entries = [...read].sort((a, b) => inLockOrder(a.address, b.address));
   if (entries.length === 0) return;
   await pool.query(
     `UPDATE tokens SET total_supply = coalesce(s.total_supply, tokens.total_supply),

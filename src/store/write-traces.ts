@@ -60,21 +60,36 @@ function rewardRows(rewards: readonly BlockRewardRecord[]): BlockRewardRecord[] 
   return [...byKey.values()];
 }
 
-async function writeRewards(client: PoolClient, traces: BlockTraces): Promise<void> {
-  const rows = rewardRows(traces.rewards);
+/** The blocks' rewards in one statement, each validator's with its block's transaction fees. */
+async function writeRewards(client: PoolClient, blocks: readonly BlockTraces[]): Promise<void> {
+  const rows = blocks.flatMap((traces) => rewardRows(traces.rewards).map((r) => ({ ...r, blockHash: traces.blockHash })));
   if (rows.length === 0) return;
   await client.query(
     `INSERT INTO block_rewards (block_hash, address, type, reward)
-     SELECT $1, r.address, r.type, r.reward + CASE WHEN r.type = 'validator' THEN b.transaction_fees ELSE 0 END
-       FROM unnest($2::bytea[], $3::text[], $4::numeric[]) AS r (address, type, reward), blocks b
-      WHERE b.hash = $1`,
-    [hexToBuffer(traces.blockHash), rows.map((r) => hexToBuffer(r.address)), rows.map((r) => r.type), rows.map((r) => r.reward.toString())],
+     SELECT r.block_hash, r.address, r.type, r.reward + CASE WHEN r.type = 'validator' THEN b.transaction_fees ELSE 0 END
+       FROM unnest($1::bytea[], $2::bytea[], $3::text[], $4::numeric[]) AS r (block_hash, address, type, reward)
+       JOIN blocks b ON b.hash = r.block_hash`,
+    [
+      rows.map((r) => hexToBuffer(r.blockHash)),
+      rows.map((r) => hexToBuffer(r.address)),
+      rows.map((r) => r.type),
+      rows.map((r) => r.reward.toString()),
+    ],
   );
 }
 
-/** The trace-derived fields of the blocks' transactions, in one statement for all the blocks. */
+const isClean = (o: TransactionOutcome): boolean => o.error === null && !o.hasErrorInInternalTransactions;
+
+/**
+ * The trace-derived fields of the blocks' transactions that found an error, in one statement for all
+ * the blocks. A clean transaction is left as it was written: in a traced block, null there reads as no
+ * error, and rewriting every transaction (a whole new row version in each of its indexes) cost the
+ * indexer more than any other statement but the balance upsert.
+ */
 async function writeOutcomes(client: PoolClient, blocks: readonly BlockTraces[]): Promise<void> {
-  const outcomes = blocks.flatMap((traces) => transactionOutcomes(traces.internalTransactions).map((o) => ({ ...o, blockHash: traces.blockHash })));
+  const outcomes = blocks.flatMap((traces) =>
+    transactionOutcomes(traces.internalTransactions).flatMap((o) => (isClean(o) ? [] : [{ ...o, blockHash: traces.blockHash }])),
+  );
   if (outcomes.length === 0) return;
   await client.query(
     `UPDATE transactions t
@@ -120,7 +135,7 @@ export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[
     const kept = blocks.filter((b) => current.has(b.blockHash));
     const { table, columns, rows: frames } = internalTransactionRowSet(kept);
     await copyRows(client, table, columns, frames);
-    for (const traces of kept) await writeRewards(client, traces);
+    await writeRewards(client, kept);
     await writeOutcomes(client, kept);
     await recordCreatedContracts(client, kept);
     await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [rows.map((r) => r.hash)]);

@@ -130,7 +130,7 @@ test('E6 serves a callTracer block (24,298,763, 361 transactions) in the Parity 
 test('the top-level frame gives each transaction its error and revert data, deeper frames has_error_in_internal_transactions', async () => {
   const block = recordedParityBlocks[1]!;
   const { rows } = await db.pool.query<{ hash: Buffer; error: string | null; revert_reason: Buffer | null; has_error: boolean }>(
-    `SELECT hash, error, revert_reason, has_error_in_internal_transactions AS has_error FROM transactions
+    `SELECT hash, error, revert_reason, coalesce(has_error_in_internal_transactions, false) AS has_error FROM transactions
      WHERE block_hash = $1 ORDER BY index`,
     [bytea(block.traces[0].blockHash)],
   );

@@ -170,3 +170,27 @@ test('reading token URIs rejects when the node fails or answers what no eth_call
     await failing.stop();
   }
 });
+
+test("a node's own failure in a batch (anvil's block out of range while it mines) rejects the read; what the EVM did (a revert, an invalid opcode) is the contract's answer", async () => {
+  const ids: NftId[] = [1n, 2n].map((id) => ({ token: '0x00000000000000000000000000000000000000aa', type: 'ERC-721', id }));
+  const uriCall = (id: NftId) => ({ to: id.token, data: `0xc87b56dd${id.id.toString(16).padStart(64, '0')}` });
+  const revertedWithReason = { code: -32000, message: 'execution reverted: token id out of range' };
+  const invalidOpcode = { code: -32603, message: 'EVM error InvalidFEOpcode' };
+  const outOfRange = { code: -32602, message: 'BlockOutOfRangeError: block height is 135 but requested was 134' };
+  const headerNotFound = { code: -32000, message: 'header not found' };
+  const node = (second: { code: number; message: string }) =>
+    startReplayNode([
+      { method: 'eth_getCode', params: [MULTICALL3_ADDRESS, 'latest'], result: '0x' },
+      { method: 'eth_call', params: [uriCall(ids[0]!), 'latest'], error: invalidOpcode },
+      { method: 'eth_call', params: [uriCall(ids[1]!), 'latest'], error: second },
+    ]);
+  const nodes = await Promise.all([node(revertedWithReason), node(outOfRange), node(headerNotFound)]);
+  try {
+    const [reverting, mining, pruned] = nodes.map((n) => createContractCaller(createRpcClient({ url: n.url, retryCount: 0 })));
+    assert.deepEqual(await readTokenUris(reverting!, ids), [null, null], 'an invalid opcode, and a revert whose reason reads like a node failure, are the contract\'s answers');
+    await assert.rejects(readTokenUris(mining!, ids), /BlockOutOfRangeError/);
+    await assert.rejects(readTokenUris(pruned!, ids), /header not found/);
+  } finally {
+    await Promise.all(nodes.map((n) => n.stop()));
+  }
+});

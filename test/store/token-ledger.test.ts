@@ -276,3 +276,31 @@ test("balance rows follow their token's name and type: E1 pages in name order, a
   assert.deepEqual(await listedInPages(other, 2), []);
   assert.deepEqual([await holdersCount(multi), await holdersCount(named), await holdersCount(hybrid)], ['1', '1', '1']);
 });
+
+test('the balance rows and holder counts do not depend on how blocks are grouped into writes', async () => {
+  const carol = syntheticAddress('carol');
+  const rowsOf = async (token: Address): Promise<string[]> => {
+    const { rows } = await db.pool.query<{ row: string }>(
+      `SELECT concat_ws(' ', encode(b.address, 'hex'), b.token_id, b.value, k.holders_count) AS row
+       FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
+       WHERE b.token_address = $1 ORDER BY 1`,
+      [Buffer.from(hex(token), 'hex')],
+    );
+    return rows.map((r) => r.row);
+  };
+  // Alice receives and passes on the same amount within the blocks, so in one write her delta is zero.
+  const moves = (token: Address): Move[][] => [
+    [[token, 'ERC-20', zero, bob, 10n, null]],
+    [[token, 'ERC-20', bob, alice, 10n, null]],
+    [[token, 'ERC-20', alice, carol, 10n, null]],
+  ];
+  const together = syntheticAddress('grouped together');
+  const apart = syntheticAddress('grouped apart');
+  await writeBlockBundles(db.pool, withTransfers(syntheticChain({ from: 100n, to: 102n, transactionsPerBlock: () => 1, salt: 'together' }), moves(together)));
+  for (const bundle of withTransfers(syntheticChain({ from: 110n, to: 112n, transactionsPerBlock: () => 1, salt: 'apart' }), moves(apart))) {
+    await writeBlockBundles(db.pool, [bundle]);
+  }
+  const expected = [`${hex(alice)} 0 1`, `${hex(bob)} 0 1`, `${hex(carol)} 10 1`].sort();
+  assert.deepEqual(await rowsOf(apart), expected);
+  assert.deepEqual(await rowsOf(together), expected);
+});

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Recording {
-  method: string;
-  params: unknown[];
-  result: unknown;
-}
+export type Recording = { method: string; params: unknown[] } & (
+  | { result: unknown }
+  /** The JSON-RPC error the node answered with instead of a result. */
+  | { error: { code: number; message: string; data?: unknown } }
+);
 
 export interface ReceivedCall {
   method: string;
@@ -31,7 +31,8 @@ export interface ReplayNode {
  * A real JSON-RPC server over HTTP that answers from recordings, like a pruned node that serves
  * only what was recorded. Params match as JSON, except that hex strings compare by value, so
  * `0x112A880` matches `0x112a880`. A recorded method asked with other params answers null (as a
- * node answers for a block it does not have); any other method is refused with -32601.
+ * node answers for a block it does not have); any other method is refused with -32601. A recording
+ * may hold the JSON-RPC error the node answered instead of a result.
  * `faults` are played in order, one per HTTP request, before the node starts answering.
  */
 export async function startReplayNode(
@@ -52,6 +53,7 @@ export async function startReplayNode(
       return { jsonrpc: '2.0', id, error: { code: -32601, message: `the method ${method} does not exist/is not available` } };
     }
     const recording = recordings.find((candidate) => candidate.method === method && sameJson(candidate.params, params));
+    if (recording !== undefined && 'error' in recording) return { jsonrpc: '2.0', id, error: recording.error };
     return { jsonrpc: '2.0', id, result: recording === undefined ? null : recording.result };
   };
 

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { getAddress } from 'viem';
 import type { AddressRow } from '../../store/read/sql.js';
 import { Nullable } from '../schemas.js';
+import { checksumAddress } from './checksum-address.js';
 
 /**
  * An embedded address (from, to, miner, receiver, created_contract), keys in alphabetical order.
@@ -29,7 +29,7 @@ export type AddressInfo = Static<typeof AddressInfoSchema>;
 export function addressInfo(address: AddressRow): AddressInfo {
   return {
     ens_domain_name: null,
-    hash: getAddress(address.hash),
+    hash: checksumAddress(address.hash),
     implementation_name: null,
     implementations: [],
     is_contract: address.isContract === true,

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { getAddress } from 'viem';
 import type { TokenRow } from '../../store/read/tokens.js';
 import { Nullable } from '../schemas.js';
+import { checksumAddress } from './checksum-address.js';
 
 /** A token contract, keys in alphabetical order; market data is not indexed, so its fields are null. */
 export const TokenSchema = Type.Object({
@@ -23,7 +23,7 @@ export type Token = Static<typeof TokenSchema>;
 
 export function tokenView(token: TokenRow): Token {
   return {
-    address_hash: getAddress(token.address),
+    address_hash: checksumAddress(token.address),
     circulating_market_cap: null,
     decimals: token.decimals?.toString() ?? null,
     exchange_rate: null,

@@ -141,7 +141,7 @@ export async function readTransactionTrace(db: Db, transactionHash: Hex): Promis
             i.from_address, i.to_address, i.created_contract, i.value, i.gas, i.gas_used,
             CASE WHEN i.index = 0 THEN t.input ELSE i.input END AS input, i.output, i.error
      FROM transactions t
-     JOIN internal_transactions i ON i.transaction_hash = t.hash AND i.block_hash = t.block_hash
+     JOIN internal_transactions i ON i.block_hash = t.block_hash AND i.transaction_index = t.index
      WHERE t.hash = $1
      ORDER BY i.index`,
     [hash],

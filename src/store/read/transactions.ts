@@ -91,7 +91,9 @@ const probe = (table: string, condition: string) => `EXISTS (SELECT 1 FROM ${tab
 
 const contractCallPredicate = probe('addresses a', 'a.hash = t.to_address AND a.is_contract');
 const createsTokenPredicate = probe('tokens k', 'k.address = t.created_contract');
-const hasTokenTransfersPredicate = probe('token_transfers tt', 'tt.transaction_hash = t.hash');
+const hasTokenTransfersPredicate = probe('token_transfers tt', 'tt.block_number = t.block_number AND tt.transaction_index = t.index AND tt.block_hash = t.block_hash');
+// The trace stage marks only the transactions whose traces found an error; in a traced block the others are clean.
+const hasErrorInInternalTransactions = 'CASE WHEN b.traced_at IS NULL THEN NULL ELSE coalesce(t.has_error_in_internal_transactions, false) END';
 
 // Written against the alias t, so that each predicate can sit in the keyset scan of the list.
 const minedKindPredicates: Record<TransactionKind, string> = {
@@ -219,7 +221,7 @@ export async function listMinedTransactions(
     `SELECT t.hash, t.block_number, t.index, ${isoTimestamp('t.block_timestamp')} AS timestamp, ${partyColumns('t')},
             t.nonce, t.type, t.value, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas,
             t.input, t.status, t.gas_used, b.base_fee_per_gas, t.error, t.revert_reason,
-            t.has_error_in_internal_transactions,
+            ${hasErrorInInternalTransactions} AS has_error_in_internal_transactions,
             ${createsTokenPredicate} AS creates_token, ${hasTokenTransfersPredicate} AS has_token_transfers
      FROM (${page}) t
      JOIN blocks b ON b.hash = t.block_hash
