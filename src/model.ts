@@ -27,6 +27,10 @@ export interface BlockRecord {
   uncles: Hex[];
   transactionsCount: number;
   withdrawalsCount: number;
+  /** Type-3 (EIP-4844) transactions in the block. */
+  blobTransactionsCount: number;
+  /** EIP-6110 deposit requests of the block (0 before Prague). */
+  beaconDepositsCount: number;
   /** Σ gas_used × effective gas price over the block's transactions. */
   transactionFees: bigint;
   /** Σ gas_used × base fee over the block's transactions (all types); 0 without a base fee. */

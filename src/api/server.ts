@@ -27,7 +27,8 @@ export interface ApiOptions {
   instanceTransfersSuccessorUrl?: string | null;
 }
 
-const routes: ApiRoute[] = [
+/** Every endpoint the API serves. */
+export const apiRoutes: readonly ApiRoute[] = [
   healthRoute,
   transactionsRoute,
   transactionRawTraceRoute,
@@ -75,7 +76,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     indexerStatus: options.indexerStatus ?? null,
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
   };
-  for (const route of routes) route(app, context);
+  for (const route of apiRoutes) route(app, context);
   await app.ready();
   return app;
 }

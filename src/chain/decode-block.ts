@@ -1,4 +1,5 @@
 import type { Address, BlockBundle, Hex, LogRecord, TransactionRecord, WithdrawalRecord } from '../model.js';
+import { beaconDepositsCount } from './beacon-deposits.js';
 import { blockFees } from './block-fees.js';
 import { complainAbout, nodeFields, type Complain, type NodeFields } from './node-fields.js';
 import { decodeTokenTransfers } from './token-transfers.js';
@@ -7,7 +8,7 @@ import type { RawBlockData, RpcBlock, RpcLog, RpcReceipt, RpcTransaction, RpcWit
 const WEI_PER_GWEI = 1_000_000_000n;
 
 /** Members read only to tell which fork's members a block, transaction or receipt must carry. */
-type BlockMarkers = RpcBlock & { mixHash?: string; withdrawalsRoot?: string; parentBeaconBlockRoot?: string };
+type BlockMarkers = RpcBlock & { mixHash?: string; withdrawalsRoot?: string; parentBeaconBlockRoot?: string; requestsHash?: string };
 type TransactionMarkers = RpcTransaction & { accessList?: unknown[]; yParity?: string };
 type ReceiptMarkers = RpcReceipt & { root?: string };
 
@@ -73,6 +74,9 @@ export function decodeBlock(raw: RawBlockData): BlockBundle {
       uncles: fields.hashList('uncles'),
       transactionsCount: transactions.length,
       withdrawalsCount: withdrawals.length,
+      blobTransactionsCount: transactions.filter((transaction) => transaction.type === 3).length,
+      // Prague blocks (EIP-7685) commit to their requests; before it there are no deposit requests.
+      beaconDepositsCount: fields.has('requestsHash') ? beaconDepositsCount(logs) : 0,
       ...blockFees(transactions, baseFeePerGas),
     },
     transactions,

@@ -17,6 +17,7 @@ const blockColumns = [
   'hash', 'number', 'parent_hash', 'consensus', 'timestamp', 'miner', 'nonce', 'difficulty', 'total_difficulty',
   'size', 'extra_data', 'state_root', 'gas_limit', 'gas_used', 'base_fee_per_gas', 'blob_gas_used', 'excess_blob_gas',
   'uncles', 'transactions_count', 'withdrawals_count', 'transaction_fees', 'burnt_fees', 'priority_fee',
+  'blob_transactions_count', 'beacon_deposits_count',
 ] as const;
 
 const transactionColumns = [
@@ -39,7 +40,8 @@ function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
     numericCell(b.size), byteaCell(b.extraData), byteaCell(b.stateRoot), numericCell(b.gasLimit), numericCell(b.gasUsed),
     numericCell(b.baseFeePerGas), numericCell(b.blobGasUsed), numericCell(b.excessBlobGas), byteaArrayCell(b.uncles),
     numericCell(b.transactionsCount), numericCell(b.withdrawalsCount), numericCell(b.transactionFees),
-    numericCell(b.burntFees), numericCell(b.priorityFee),
+    numericCell(b.burntFees), numericCell(b.priorityFee), numericCell(b.blobTransactionsCount),
+    numericCell(b.beaconDepositsCount),
   ]);
 }
 

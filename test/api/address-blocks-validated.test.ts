@@ -110,6 +110,8 @@ test('a block renders every Block field as Blockscout computes it', async () => 
   assert.equal(block.burnt_fees_percentage, expectedPercentage(source.burntFees, source.transactionFees));
   assert.equal(block.transactions_count, 2);
   assert.equal(block.withdrawals_count, 0);
+  assert.equal(block.blob_transactions_count, 0);
+  assert.equal(block.beacon_deposits_count, 0);
   assert.equal(block.internal_transactions_count, null);
   assert.deepEqual(block.uncles_hashes, ['0x' + 'ab'.repeat(32)]);
   assert.deepEqual(

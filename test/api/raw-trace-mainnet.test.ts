@@ -81,7 +81,9 @@ test('E6 serves the recorded trace_block frames of each transaction as recorded 
     for (const [hash, recorded] of byTransaction) {
       const { status, body } = await api.get(`/api/v2/transactions/${hash}/raw-trace`);
       assert.equal(status, 200);
-      assert.deepEqual(body, recorded, `transaction ${hash}`);
+      // The recorded entries less the members the spec does not list (transactionHash is Blockscout's own).
+      const expected = recorded.map(({ blockHash, blockNumber, transactionPosition, ...entry }) => entry);
+      assert.deepEqual(body, expected, `transaction ${hash}`);
     }
   }
   const kinds = new Set(recordedParityBlocks.flatMap((b) => b.traces.map((t) => t.type)));
@@ -96,7 +98,7 @@ function* walk(frame: any, path: number[] = []): Generator<{ frame: any; path: n
 
 test('E6 serves a callTracer block (24,298,763, 361 transactions) in the Parity shape', async () => {
   assert.equal(callTracerBlock.results.length, 361);
-  for (const [position, { txHash, result }] of callTracerBlock.results.entries()) {
+  for (const { txHash, result } of callTracerBlock.results) {
     const { status, body } = await api.get(`/api/v2/transactions/${txHash}/raw-trace`);
     assert.equal(status, 200);
     const frames = [...walk(result)];
@@ -107,7 +109,7 @@ test('E6 serves a callTracer block (24,298,763, 361 transactions) in the Parity 
       assert.deepEqual(entry.traceAddress, path);
       assert.equal(entry.subtraces, frame.calls?.length ?? 0);
       assert.equal(entry.transactionHash, txHash);
-      assert.equal(entry.transactionPosition, position);
+      assert.deepEqual(Object.keys(entry).filter((key) => key.startsWith('block') || key === 'transactionPosition'), []);
       assert.equal(entry.error, frame.error);
       if (type === 'selfdestruct') {
         assert.deepEqual([entry.type, entry.action.address, entry.action.refundAddress], ['suicide', frame.from, frame.to]);

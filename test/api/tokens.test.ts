@@ -91,6 +91,7 @@ test('E8: an ERC-20 mint, an ERC-721 transfer and an ERC-1155 batch item render 
     {
       address_hash: getAddress(erc20),
       circulating_market_cap: null,
+      circulating_supply: null,
       decimals: null,
       exchange_rate: null,
       holders_count: undefined,

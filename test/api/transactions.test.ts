@@ -271,7 +271,7 @@ test('a validated item carries every field with Blockscout values', async () => 
   assert.equal(item.base_fee_per_gas, '1000000000');
   assert.equal(item.max_fee_per_gas, '2000000000');
   assert.equal(item.max_priority_fee_per_gas, '2');
-  assert.equal(item.gas_limit, '21000');
+  assert.equal(item.gas_limit, 21000);
   assert.equal(item.gas_used, '21000');
   assert.equal(item.value, '3');
   assert.equal(item.nonce, 47 * 100 + 2);

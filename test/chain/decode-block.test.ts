@@ -35,6 +35,8 @@ test('block 18,000,000: header, 94 transactions in order, their types and status
   assert.deepEqual(block.uncles, []);
   assert.equal(block.transactionsCount, 94);
   assert.equal(block.withdrawalsCount, 16);
+  assert.equal(block.blobTransactionsCount, 0);
+  assert.equal(block.beaconDepositsCount, 0, 'before Prague');
 
   assert.deepEqual(
     transactions.map((transaction) => transaction.hash),
@@ -229,6 +231,7 @@ test('a blob (type-3) transaction: blob fee fields from the transaction and its 
     blobGasPrice: 1n,
   });
   assert.equal(logs.length, 1);
+  assert.equal(block.blobTransactionsCount, 1);
   assert.equal(block.burntFees, 0x813f23bn * 0xca9cn);
   assert.equal(block.priorityFee, 0xca9cn);
 });
@@ -245,6 +248,22 @@ test('a set-code (type-4) transaction', () => {
   assert.equal(transaction?.blobGasUsed, null);
   assert.deepEqual(logs, []);
   assert.deepEqual(addresses, []);
+});
+
+test('a Prague block counts the DepositEvent logs of the deposit contract as its deposit requests', () => {
+  const raw = loadConformanceHeadBlock();
+  assert.equal(decodeBlock(raw).block.beaconDepositsCount, 0, 'its logs are none of the deposit contract');
+  const depositContract = '0x00000000219ab540356cBB839Cbe05303d7705Fa';
+  const depositEvent = '0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5';
+  const logs = (raw.receipts as { logs: { address: string; topics: string[] }[] }[])[1]!.logs;
+  assert.equal(logs.length, 10);
+  Object.assign(logs[0]!, { address: depositContract, topics: [depositEvent] });
+  Object.assign(logs[1]!, { address: depositContract, topics: [depositEvent] });
+  // The same event from another contract is no deposit.
+  Object.assign(logs[2]!, { topics: [depositEvent] });
+  assert.equal(decodeBlock(raw).block.beaconDepositsCount, 2);
+  delete (raw.block as { requestsHash?: string }).requestsHash;
+  assert.equal(decodeBlock(raw).block.beaconDepositsCount, 0, 'a block without requestsHash is before Prague');
 });
 
 function assertRejected(raw: RawBlockData, field: string, problem: RegExp): void {

@@ -4,7 +4,10 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
+import { type ChainSubjects, collectEndpointSnapshot } from '../support/endpoint-snapshot.js';
 import { type ApiClient, apiClient, assertFullPages, collectList, getOk } from '../support/http-client.js';
+import { assertEveryEndpointValidated } from '../support/openapi-conformance.js';
+import { servedPaths } from '../support/served-paths.js';
 import { runSextant, startSextant, type RunningSextant } from '../support/sextant-process.js';
 
 // `sextant start` with nothing configured, as `npm start` runs it: the demo chain, indexed into the
@@ -108,6 +111,24 @@ test('E8, E1, E3 and E4 serve the demo tokens', async () => {
   assert.equal(instance.status, 200);
   assert.ok(instance.headers.get('deprecation'));
   assert.ok(instance.body.items.length >= 1);
+});
+
+test('every answer of every endpoint about the demo chain has the shape of Blockscout\'s schema', async () => {
+  const transactions = await allPages('/api/v2/transactions');
+  const addresses = new Set<string>(['0x0000000000000000000000000000000000000000']);
+  for (const t of transactions) for (const a of [t.from, t.to, t.created_contract]) if (a !== null) addresses.add(a.hash);
+  const transfers = (await Promise.all([...addresses].map((a) => allPages(`/api/v2/addresses/${a}/token-transfers`)))).flat();
+  const subjects: ChainSubjects = {
+    addresses: [...addresses],
+    tokens: [...new Set(transfers.map((t) => t.token.address_hash))],
+    instances: transfers.filter((t) => t.total.token_id != null).map((t) => ({ token: t.token.address_hash, id: t.total.token_id })),
+    transactions: transactions.map((t) => t.hash),
+    blocks: [...new Set(transactions.flatMap((t) => [String(t.block_number)]).concat(transfers.map((t) => t.block_hash)))],
+  };
+  assert.ok(subjects.tokens.length >= 3 && subjects.instances.length >= 3, 'the demo has tokens and NFTs');
+  // Each answer is checked as it arrives (test/support/http-client.ts); the snapshot walks every page of every list.
+  await collectEndpointSnapshot(api, subjects);
+  assertEveryEndpointValidated(servedPaths());
 });
 
 test('a second Sextant on the same data directory is refused', async () => {

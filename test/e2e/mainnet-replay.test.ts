@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { collectEndpointSnapshot, indexedSubjects } from '../support/endpoint-snapshot.js';
 import { type ApiClient, apiClient, collectList, getOk } from '../support/http-client.js';
 import {
   expectedMainnetBlock,
@@ -67,6 +68,15 @@ test('E2 serves all 94 transactions over two pages, newest first, with the recor
   for (const [i, served] of items.entries()) {
     assert.deepEqual(servedTransactionFields(served), expectedMainnetTransactions[i], `transaction ${served.position}`);
   }
+});
+
+test('every answer of every endpoint about block 18,000,000 has the shape of Blockscout\'s schema', async () => {
+  const subjects = await indexedSubjects(db.pool);
+  assert.ok(subjects.tokens.length > 10 && subjects.instances.length > 0, 'the block has tokens and NFTs');
+  // Each answer is checked as it arrives (test/support/http-client.ts); the snapshot walks every page of every
+  // list. The E8 token filter is asked with two tokens only: with every token it is 15,000 requests of one shape.
+  const answers = await collectEndpointSnapshot(api, { ...subjects, tokens: subjects.tokens.slice(0, 2) });
+  assert.ok(answers.size > 1000, `${answers.size} requests`);
 });
 
 test('the node was asked only for what a pruned node serves, and nothing else was needed', () => {

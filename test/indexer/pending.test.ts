@@ -164,7 +164,7 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
       assert.equal(item.nonce, Number(node.nonce));
       assert.equal(item.type, Number(node.type));
       assert.equal(item.value, BigInt(node.value).toString());
-      assert.equal(item.gas_limit, BigInt(node.gas).toString());
+      assert.equal(item.gas_limit, Number(BigInt(node.gas)));
       // anvil's pool prices an EIP-1559 transaction at its max fee per gas.
       assert.equal(item.gas_price, poolPrice.toString());
       assert.equal(item.max_fee_per_gas, optional(node.maxFeePerGas));

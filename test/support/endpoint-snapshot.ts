@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { knownMethodSelectors } from './expected-json.js';
-import { type ApiClient, type ApiResponse, collectList, queryString } from './http-client.js';
+import { type ApiClient, type ApiResponse, checkedResponse, collectList, queryString } from './http-client.js';
 
 /**
  * Every answer of the nine endpoints (E1-E9) about a set of addresses, tokens, NFT ids, transactions
@@ -34,8 +34,7 @@ export function injectedApi(app: FastifyInstance): ApiClient {
       for (const [name, value] of Object.entries(response.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : String(value));
       }
-      const body = response.body === '' ? undefined : JSON.parse(response.body);
-      return { status: response.statusCode, headers, text: response.body, body };
+      return checkedResponse(path, response.statusCode, headers, response.body);
     },
   };
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { assertConformsToOpenApi } from './openapi-conformance.js';
 
 /** A client of Sextant's API over real HTTP. */
 export interface ApiClient {
@@ -20,10 +21,16 @@ export function apiClient(base: string): ApiClient {
     base,
     async get(path) {
       const response = await fetch(base + path);
-      const text = await response.text();
-      return { status: response.status, headers: response.headers, text, body: text === '' ? undefined : JSON.parse(text) };
+      return checkedResponse(path, response.status, response.headers, await response.text());
     },
   };
+}
+
+/** An answer, once its body is known to have the shape Blockscout's schema gives its path and status. */
+export function checkedResponse(path: string, status: number, headers: Headers, text: string): ApiResponse {
+  const body = text === '' ? undefined : JSON.parse(text);
+  assertConformsToOpenApi(path, status, body);
+  return { status, headers, text, body };
 }
 
 /** The body of a GET that must answer 200. */

@@ -61,7 +61,7 @@ export interface TransactionFields {
   nonce: number;
   type: number;
   value: string;
-  gas_limit: string;
+  gas_limit: number;
   gas_used: string;
   gas_price: string;
   fee: { type: 'actual'; value: string };
@@ -132,7 +132,7 @@ function expectedTransaction(tx: RpcTransaction): TransactionFields {
     nonce: Number(BigInt(tx.nonce)),
     type: Number(quantity(tx.type, `type of ${tx.hash}`)),
     value: BigInt(tx.value).toString(),
-    gas_limit: BigInt(tx.gas).toString(),
+    gas_limit: Number(BigInt(tx.gas)),
     gas_used: gasUsed.toString(),
     gas_price: price.toString(),
     fee: { type: 'actual', value: (price * gasUsed).toString() },
@@ -196,7 +196,10 @@ const priorityFees = block.transactions.reduce((sum, tx) => sum + priorityFeePer
 /** The E5 item of block 18,000,000 (blocks-validated of its miner), every field. */
 export const expectedMainnetBlock = {
   base_fee_per_gas: baseFee.toString(),
+  // Before Prague: no requestsHash, so no deposit requests.
+  beacon_deposits_count: 0,
   blob_gas_used: null,
+  blob_transactions_count: block.transactions.filter((tx) => tx.type === '0x3').length,
   burnt_fees: burntFees.toString(),
   burnt_fees_percentage: expectedPercentage(burntFees, transactionFees),
   difficulty: '0',

@@ -77,6 +77,8 @@ export function syntheticChain(options: SyntheticChainOptions): BlockBundle[] {
         uncles: [],
         transactionsCount: transactions.length,
         withdrawalsCount: 0,
+        blobTransactionsCount: 0,
+        beaconDepositsCount: 0,
         transactionFees: transactions.reduce((sum, t) => sum + t.gasUsed * t.gasPrice!, 0n),
         burntFees: transactions.reduce((sum, t) => sum + t.gasUsed * baseFee, 0n),
         priorityFee: transactions.reduce((sum, t) => sum + t.gasUsed * 2n, 0n),

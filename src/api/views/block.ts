@@ -9,7 +9,9 @@ const elasticityMultiplier = 2n;
 
 export const BlockSchema = Type.Object({
   base_fee_per_gas: Nullable(DecimalString),
+  beacon_deposits_count: Nullable(Type.Integer()),
   blob_gas_used: Nullable(DecimalString),
+  blob_transactions_count: Type.Integer(),
   burnt_fees: DecimalString,
   burnt_fees_percentage: Nullable(Type.Number()),
   difficulty: Nullable(DecimalString),
@@ -58,7 +60,9 @@ const decimal = (value: bigint | null): string | null => (value === null ? null 
 export function blockView(row: BlockRow): Block {
   return {
     base_fee_per_gas: decimal(row.baseFeePerGas),
+    beacon_deposits_count: row.beaconDepositsCount,
     blob_gas_used: decimal(row.blobGasUsed),
+    blob_transactions_count: row.blobTransactionsCount,
     burnt_fees: row.burntFees.toString(),
     burnt_fees_percentage: row.transactionFees === 0n ? null : percentage(row.burntFees, row.transactionFees),
     difficulty: decimal(row.difficulty),

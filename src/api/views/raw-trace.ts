@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TraceFrameRow } from '../../store/read/internal-transactions.js';
+import type { InternalTransactionRecord } from '../../model.js';
 import { Nullable } from '../schemas.js';
 
 /**
@@ -30,20 +30,17 @@ const ResultSchema = Type.Object({
 
 export const RawTraceEntrySchema = Type.Object({
   action: ActionSchema,
-  blockHash: Type.String(),
-  blockNumber: Type.Integer(),
   error: Type.Optional(Type.String()),
   result: Nullable(ResultSchema),
   subtraces: Type.Integer(),
   traceAddress: Type.Array(Type.Integer()),
   transactionHash: Type.String(),
-  transactionPosition: Type.Integer(),
   type: Type.String(),
 });
 
 const quantity = (value: bigint) => `0x${value.toString(16)}`;
 
-function action(frame: TraceFrameRow): Static<typeof ActionSchema> {
+function action(frame: InternalTransactionRecord): Static<typeof ActionSchema> {
   switch (frame.type) {
     case 'call':
       return { callType: frame.callType, from: frame.from, gas: quantity(frame.gas ?? 0n), input: frame.input, to: frame.to, value: quantity(frame.value) };
@@ -55,7 +52,7 @@ function action(frame: TraceFrameRow): Static<typeof ActionSchema> {
   }
 }
 
-function result(frame: TraceFrameRow): Static<typeof ResultSchema> | null {
+function result(frame: InternalTransactionRecord): Static<typeof ResultSchema> | null {
   if (frame.gasUsed === null) return null;
   if (frame.type === 'call') return { gasUsed: quantity(frame.gasUsed), output: frame.output };
   return { address: frame.createdContract, code: frame.output, gasUsed: quantity(frame.gasUsed) };
@@ -65,7 +62,7 @@ function result(frame: TraceFrameRow): Static<typeof ResultSchema> | null {
  * E6: a transaction's frames as Parity's trace_transaction writes them, whatever the node's tracer
  * (a creation is a "create" with its creationMethod, a selfdestruct a "suicide"), keys in Parity's order.
  */
-export function rawTraceView(frames: readonly TraceFrameRow[]) {
+export function rawTraceView(frames: readonly InternalTransactionRecord[]) {
   const children = new Map<string, number>();
   for (const frame of frames) {
     const parent = frame.traceAddress.slice(0, -1).join(',');
@@ -73,14 +70,11 @@ export function rawTraceView(frames: readonly TraceFrameRow[]) {
   }
   return frames.map((frame) => ({
     action: action(frame),
-    blockHash: frame.blockHash,
-    blockNumber: frame.blockNumber,
     ...(frame.error === null ? {} : { error: frame.error }),
     result: result(frame),
     subtraces: children.get(frame.traceAddress.join(',')) ?? 0,
     traceAddress: frame.traceAddress,
     transactionHash: frame.transactionHash,
-    transactionPosition: frame.transactionIndex,
     type: frame.type === 'selfdestruct' ? 'suicide' : frame.type === 'create2' ? 'create' : frame.type,
   }));
 }

@@ -3,15 +3,21 @@ import { Nullable } from '../schemas.js';
 import { AddressInfoSchema } from './address-info.js';
 import { TokenSchema } from './token.js';
 
-/** An NFT instance as the list endpoints embed it: owner and is_unique are not computed there (null). */
+/**
+ * An NFT instance as the list endpoints embed it: owner and is_unique are not computed there (null).
+ * Media are not fetched, so there are no thumbnails and no media type; media_url is the metadata's own.
+ */
 export const TokenInstanceSchema = Type.Object({
   animation_url: Nullable(Type.String()),
   external_app_url: Nullable(Type.String()),
   id: Type.String(),
   image_url: Nullable(Type.String()),
   is_unique: Nullable(Type.Boolean()),
+  media_type: Type.Null(),
+  media_url: Nullable(Type.String()),
   metadata: Nullable(Type.Unknown()),
   owner: Nullable(AddressInfoSchema),
+  thumbnails: Type.Null(),
   token: Nullable(TokenSchema),
 });
 
@@ -21,28 +27,30 @@ type Metadata = Record<string, unknown>;
 
 const isMetadata = (value: unknown): value is Metadata => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const nonBlankString = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+/** A metadata member that is an absolute URL (Blockscout's schema types these fields as URIs). */
+const url = (value: unknown): string | null => (typeof value === 'string' && URL.canParse(value) ? value : null);
 
 /** The image: the first of image_url, image and properties.image, as Blockscout picks it. */
 function imageUrl(metadata: Metadata): string | null {
   const properties = metadata.properties;
-  return (
-    nonBlankString(metadata.image_url) ??
-    nonBlankString(metadata.image) ??
-    (isMetadata(properties) ? nonBlankString(properties.image) : null)
-  );
+  return url(metadata.image_url) ?? url(metadata.image) ?? (isMetadata(properties) ? url(properties.image) : null);
 }
 
 export function tokenInstanceView(id: bigint, metadata: unknown, token: TokenInstance['token']): TokenInstance {
   const known = isMetadata(metadata) ? metadata : null;
+  const image = known === null ? null : imageUrl(known);
+  const animation = known === null ? null : url(known.animation_url);
   return {
-    animation_url: known === null ? null : nonBlankString(known.animation_url),
-    external_app_url: known === null ? null : nonBlankString(known.external_url),
+    animation_url: animation,
+    external_app_url: known === null ? null : url(known.external_url),
     id: id.toString(),
-    image_url: known === null ? null : imageUrl(known),
+    image_url: image,
     is_unique: null,
+    media_type: null,
+    media_url: image ?? animation,
     metadata: known,
     owner: null,
+    thumbnails: null,
     token,
   };
 }

@@ -3,10 +3,14 @@ import type { TokenRow } from '../../store/read/tokens.js';
 import { Nullable } from '../schemas.js';
 import { checksumAddress } from './checksum-address.js';
 
-/** A token contract, keys in alphabetical order; market data is not indexed, so its fields are null. */
+/**
+ * A token contract, keys in alphabetical order; market data (circulating supply and market cap,
+ * exchange rate, volume) is not indexed, so its fields are null.
+ */
 export const TokenSchema = Type.Object({
   address_hash: Type.String(),
   circulating_market_cap: Nullable(Type.String()),
+  circulating_supply: Nullable(Type.String()),
   decimals: Nullable(Type.String()),
   exchange_rate: Nullable(Type.String()),
   holders_count: Type.String(),
@@ -25,6 +29,7 @@ export function tokenView(token: TokenRow): Token {
   return {
     address_hash: checksumAddress(token.address),
     circulating_market_cap: null,
+    circulating_supply: null,
     decimals: token.decimals?.toString() ?? null,
     exchange_rate: null,
     holders_count: (token.holdersCount < 0n ? 0n : token.holdersCount).toString(),

@@ -20,7 +20,8 @@ export const TransactionSchema = Type.Object({
   fee: Type.Object({ type: StringEnum(['actual', 'maximum']), value: Nullable(DecimalString) }),
   fhe_operations_count: Type.Integer(),
   from: AddressInfoSchema,
-  gas_limit: DecimalString,
+  // The spec types it integer (CONTRACT: a JSON number, although Blockscout sends a string).
+  gas_limit: Type.Integer(),
   gas_price: Nullable(DecimalString),
   gas_used: Nullable(DecimalString),
   has_error_in_internal_transactions: Nullable(Type.Boolean()),
@@ -127,7 +128,7 @@ export function transactionView(row: TransactionRow, timing: ChainTiming): Trans
     fee: fee(row),
     fhe_operations_count: 0,
     from: addressInfo(row.from),
-    gas_limit: row.gasLimit.toString(),
+    gas_limit: Number(row.gasLimit),
     gas_price: decimal(gasPrice(row)),
     gas_used: decimal(row.gasUsed),
     has_error_in_internal_transactions: row.hasErrorInInternalTransactions,

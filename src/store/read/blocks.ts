@@ -18,8 +18,10 @@ export interface BlockRewardRow {
 }
 
 /** A block as the API reads it: the indexed record, with its miner's facts and its rewards. */
-export type BlockRow = Omit<BlockRecord, 'number' | 'timestamp' | 'miner' | 'size'> & {
+export type BlockRow = Omit<BlockRecord, 'number' | 'timestamp' | 'miner' | 'size' | 'beaconDepositsCount'> & {
   number: number;
+  /** Null for blocks stored before deposit requests were counted. */
+  beaconDepositsCount: number | null;
   consensus: boolean;
   /** ISO 8601. */
   timestamp: string;
@@ -54,6 +56,8 @@ interface BlockRecordRow {
   uncles: Buffer[];
   transactions_count: number;
   withdrawals_count: number;
+  blob_transactions_count: number;
+  beacon_deposits_count: number | null;
   transaction_fees: string;
   burnt_fees: string;
   priority_fee: string;
@@ -103,6 +107,8 @@ function toBlockRow(r: BlockRecordRow, rewards: BlockRewardRow[]): BlockRow {
     uncles: r.uncles.map(hexFromBytea),
     transactionsCount: r.transactions_count,
     withdrawalsCount: r.withdrawals_count,
+    blobTransactionsCount: r.blob_transactions_count,
+    beaconDepositsCount: r.beacon_deposits_count,
     transactionFees: BigInt(r.transaction_fees),
     burntFees: BigInt(r.burnt_fees),
     priorityFee: BigInt(r.priority_fee),
@@ -125,7 +131,7 @@ export async function listBlocksValidated(
             b.miner, ma.is_contract AS miner_is_contract, b.nonce, b.difficulty, b.total_difficulty, b.size,
             b.extra_data, b.state_root, b.gas_limit, b.gas_used, b.base_fee_per_gas, b.blob_gas_used,
             b.excess_blob_gas, b.uncles, b.transactions_count, b.withdrawals_count, b.transaction_fees,
-            b.burnt_fees, b.priority_fee
+            b.burnt_fees, b.priority_fee, b.blob_transactions_count, b.beacon_deposits_count
      FROM (SELECT * FROM blocks b WHERE ${conditions.join(' AND ')} ORDER BY b.number DESC LIMIT ${params.add(limit)}) b
      LEFT JOIN addresses ma ON ma.hash = b.miner
      ORDER BY b.number DESC`,

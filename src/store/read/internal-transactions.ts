@@ -108,11 +108,8 @@ export async function listAddressInternalTransactions(
 }
 
 /** One stored trace frame, with what E6 repeats of its block. */
-export type TraceFrameRow = InternalTransactionRecord & { blockHash: Hex; blockNumber: number };
 
 interface TraceFrameRecordRow {
-  block_hash: Buffer;
-  block_number: string;
   transaction_hash: Buffer;
   transaction_index: number;
   index: number;
@@ -134,10 +131,10 @@ interface TraceFrameRecordRow {
  * The trace frames of a transaction in order, [] while its block is not traced; 'pending' for a
  * pool transaction; null for an unknown one.
  */
-export async function readTransactionTrace(db: Db, transactionHash: Hex): Promise<TraceFrameRow[] | 'pending' | null> {
+export async function readTransactionTrace(db: Db, transactionHash: Hex): Promise<InternalTransactionRecord[] | 'pending' | null> {
   const hash = byteaFromHex(transactionHash);
   const { rows } = await db.query<TraceFrameRecordRow>(
-    `SELECT i.block_hash, i.block_number, i.transaction_hash, i.transaction_index, i.index, i.trace_address, i.type, i.call_type,
+    `SELECT i.transaction_hash, i.transaction_index, i.index, i.trace_address, i.type, i.call_type,
             i.from_address, i.to_address, i.created_contract, i.value, i.gas, i.gas_used,
             CASE WHEN i.index = 0 THEN t.input ELSE i.input END AS input, i.output, i.error
      FROM transactions t
@@ -156,8 +153,6 @@ export async function readTransactionTrace(db: Db, transactionHash: Hex): Promis
     return mined ? [] : pending ? 'pending' : null;
   }
   return rows.map((r) => ({
-    blockHash: hexFromBytea(r.block_hash),
-    blockNumber: Number(r.block_number),
     transactionHash: hexFromBytea(r.transaction_hash),
     transactionIndex: r.transaction_index,
     index: r.index,
