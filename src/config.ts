@@ -1,7 +1,5 @@
 import { ConfigError } from './errors.js';
-
-export const variants = ['geth', 'erigon', 'nethermind', 'besu', 'reth', 'anvil'] as const;
-export type Variant = (typeof variants)[number];
+import { variants, type Variant } from './model.js';
 
 export interface Config {
   /** Null runs the demo chain. */
