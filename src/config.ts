@@ -1,7 +1,5 @@
 import { ConfigError } from './errors.js';
-
-export const variants = ['geth', 'erigon', 'nethermind', 'besu', 'reth', 'anvil'] as const;
-export type Variant = (typeof variants)[number];
+import { variants, type Variant } from './model.js';
 
 export interface Config {
   /** Null runs the demo chain. */
@@ -26,34 +24,118 @@ export interface Config {
   instanceTransfersSuccessorUrl: string | null;
   /** Where ipfs:// NFT metadata is fetched: <gateway>/<cid>/<path>. */
   ipfsGatewayUrl: string;
+  /** pino's level name. */
+  logLevel: string;
 }
 
-/** One setting: its environment variable, its CLI flag, and what it means. */
-export interface Setting {
+/** Each setting's value when it is not given, where it has one: the one place these are written. */
+const defaults = {
+  dataDir: './data',
+  port: 4000,
+  host: '0.0.0.0',
+  firstBlock: 0n,
+  disableInternalTransactions: false,
+  batchSize: 10,
+  concurrency: 4,
+  pollIntervalMs: 1000,
+  maxReorgDepth: 128,
+  ipfsGatewayUrl: 'https://ipfs.io/ipfs',
+  logLevel: 'info',
+} satisfies Partial<Config>;
+
+const code = (value: string | number | bigint | boolean): string => `\`${value}\``;
+
+/** A variable as the README's table and --help show it; `default` and `meaning` are Markdown. */
+export interface EnvironmentSetting {
   env: string;
+  /** When unset: the value, or what happens instead. */
+  default: string;
+  meaning: string;
+}
+
+/** A setting of Config: its environment variable and the command-line flag that overrides it. */
+export interface Setting extends EnvironmentSetting {
   flag: string;
   key: keyof Config;
-  description: string;
 }
 
 export const settings: readonly Setting[] = [
-  { env: 'ETHEREUM_JSONRPC_HTTP_URL', flag: 'rpc-url', key: 'rpcUrl', description: 'JSON-RPC HTTP URL of the node (unset: start the demo chain)' },
-  { env: 'ETHEREUM_JSONRPC_TRACE_URL', flag: 'trace-url', key: 'traceUrl', description: 'JSON-RPC URL for trace calls (default: the node URL)' },
-  { env: 'ETHEREUM_JSONRPC_WS_URL', flag: 'ws-url', key: 'wsUrl', description: 'JSON-RPC websocket URL of the node, for new heads as they come (unset: poll)' },
-  { env: 'ETHEREUM_JSONRPC_VARIANT', flag: 'variant', key: 'variant', description: `node client: ${variants.join(', ')} (detected when unset)` },
-  { env: 'DATABASE_URL', flag: 'database-url', key: 'databaseUrl', description: 'PostgreSQL URL (unset: embedded PostgreSQL in the data directory)' },
-  { env: 'SEXTANT_DATA_DIR', flag: 'data-dir', key: 'dataDir', description: 'directory of the embedded PostgreSQL (default ./data)' },
-  { env: 'PORT', flag: 'port', key: 'port', description: 'HTTP port of the API (default 4000)' },
-  { env: 'HOST', flag: 'host', key: 'host', description: 'address the API listens on (default 0.0.0.0)' },
-  { env: 'FIRST_BLOCK', flag: 'first-block', key: 'firstBlock', description: 'first block to index (default 0)' },
-  { env: 'LAST_BLOCK', flag: 'last-block', key: 'lastBlock', description: 'last block to index, then keep serving (default: follow the head)' },
-  { env: 'INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER', flag: 'disable-internal-transactions', key: 'disableInternalTransactions', description: 'true: do not fetch traces' },
-  { env: 'INDEXER_CATCHUP_BLOCKS_BATCH_SIZE', flag: 'batch-size', key: 'batchSize', description: 'blocks per node request batch (default 10)' },
-  { env: 'INDEXER_CATCHUP_BLOCKS_CONCURRENCY', flag: 'concurrency', key: 'concurrency', description: 'batches fetched at once (default 4)' },
-  { env: 'INDEXER_POLL_INTERVAL_MS', flag: 'poll-interval', key: 'pollIntervalMs', description: 'how often to ask the node for new blocks, in ms (default 1000)' },
-  { env: 'INDEXER_MAX_REORG_DEPTH', flag: 'max-reorg-depth', key: 'maxReorgDepth', description: 'deepest reorg followed before stopping (default 128)' },
-  { env: 'API_V2_INSTANCE_TRANSFERS_SUCCESSOR_URL', flag: 'instance-transfers-successor-url', key: 'instanceTransfersSuccessorUrl', description: 'successor URL in the Link header of the deprecated token instance transfers endpoint; {address_hash} and {id} are filled in (default: no Link header)' },
-  { env: 'IPFS_GATEWAY_URL', flag: 'ipfs-gateway', key: 'ipfsGatewayUrl', description: 'IPFS gateway that ipfs:// NFT metadata is fetched through (default https://ipfs.io/ipfs)' },
+  { env: 'ETHEREUM_JSONRPC_HTTP_URL', flag: 'rpc-url', key: 'rpcUrl', default: 'the demo chain', meaning: 'JSON-RPC HTTP URL of the node' },
+  { env: 'ETHEREUM_JSONRPC_TRACE_URL', flag: 'trace-url', key: 'traceUrl', default: 'the node URL', meaning: 'JSON-RPC URL used for traces' },
+  {
+    env: 'ETHEREUM_JSONRPC_WS_URL',
+    flag: 'ws-url',
+    key: 'wsUrl',
+    default: "none (the demo chain's own)",
+    meaning: "the node's websocket: new heads arrive by `eth_subscribe` instead of waiting for the next poll",
+  },
+  {
+    env: 'ETHEREUM_JSONRPC_VARIANT',
+    flag: 'variant',
+    key: 'variant',
+    default: 'detected',
+    meaning: `the node's client: ${variants.slice(0, -1).map(code).join(', ')} or ${code(variants.at(-1)!)}`,
+  },
+  { env: 'DATABASE_URL', flag: 'database-url', key: 'databaseUrl', default: 'embedded', meaning: 'PostgreSQL URL; unset runs an embedded PostgreSQL' },
+  { env: 'SEXTANT_DATA_DIR', flag: 'data-dir', key: 'dataDir', default: code(defaults.dataDir), meaning: 'where the embedded PostgreSQL keeps its data' },
+  { env: 'PORT', flag: 'port', key: 'port', default: code(defaults.port), meaning: 'HTTP port of the API' },
+  { env: 'HOST', flag: 'host', key: 'host', default: code(defaults.host), meaning: 'address the API listens on' },
+  { env: 'FIRST_BLOCK', flag: 'first-block', key: 'firstBlock', default: code(defaults.firstBlock), meaning: 'first block to index' },
+  { env: 'LAST_BLOCK', flag: 'last-block', key: 'lastBlock', default: 'the head, followed', meaning: 'index exactly up to this block, then keep serving' },
+  {
+    env: 'INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER',
+    flag: 'disable-internal-transactions',
+    key: 'disableInternalTransactions',
+    default: code(defaults.disableInternalTransactions),
+    meaning: 'do not fetch traces',
+  },
+  {
+    env: 'INDEXER_CATCHUP_BLOCKS_BATCH_SIZE',
+    flag: 'batch-size',
+    key: 'batchSize',
+    default: code(defaults.batchSize),
+    meaning: 'blocks per batch of node requests (halved while the node fails requests, grown back after)',
+  },
+  { env: 'INDEXER_CATCHUP_BLOCKS_CONCURRENCY', flag: 'concurrency', key: 'concurrency', default: code(defaults.concurrency), meaning: 'batches fetched at once' },
+  {
+    env: 'INDEXER_POLL_INTERVAL_MS',
+    flag: 'poll-interval',
+    key: 'pollIntervalMs',
+    default: code(defaults.pollIntervalMs),
+    meaning: 'how often to look for new blocks, in milliseconds (with a websocket too, as a safety net)',
+  },
+  {
+    env: 'INDEXER_MAX_REORG_DEPTH',
+    flag: 'max-reorg-depth',
+    key: 'maxReorgDepth',
+    default: code(defaults.maxReorgDepth),
+    meaning: 'deepest reorg followed before stopping with an error',
+  },
+  {
+    env: 'IPFS_GATEWAY_URL',
+    flag: 'ipfs-gateway',
+    key: 'ipfsGatewayUrl',
+    default: code(defaults.ipfsGatewayUrl),
+    meaning: 'the gateway `ipfs://` NFT metadata is fetched through',
+  },
+  {
+    env: 'API_V2_INSTANCE_TRANSFERS_SUCCESSOR_URL',
+    flag: 'instance-transfers-successor-url',
+    key: 'instanceTransfersSuccessorUrl',
+    default: 'none',
+    meaning: 'the URL the deprecated E4 (transfers of one NFT) names as its successor in its `Link` header; `{address_hash}` and `{id}` are filled in',
+  },
+  { env: 'LOG_LEVEL', flag: 'log-level', key: 'logLevel', default: code(defaults.logLevel), meaning: 'how much is logged: `debug`, `info`, `warn` or `error`' },
+];
+
+/**
+ * Variables read where they are used, not through Config: ANVIL_BIN by the demo's anvil, which the
+ * tests and benchmarks start too; SEXTANT_DEBUG by the command line, also when the configuration is
+ * what failed.
+ */
+export const environmentSettings: readonly EnvironmentSetting[] = [
+  { env: 'ANVIL_BIN', default: 'the bundled one', meaning: 'the anvil binary the demo chain runs' },
+  { env: 'SEXTANT_DEBUG', default: 'unset', meaning: 'any value: a failure prints its stack trace after its one line' },
 ];
 
 /** Raw values, by Config key, from flags (taking precedence) and the environment. */
@@ -101,8 +183,8 @@ function blockNumber(key: keyof Config, value: string | undefined): bigint | nul
   return BigInt(value);
 }
 
-function boolean(key: keyof Config, value: string | undefined): boolean {
-  if (value === undefined) return false;
+function boolean(key: keyof Config, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
   if (/^(true|1|yes)$/i.test(value)) return true;
   if (/^(false|0|no)$/i.test(value)) return false;
   throw new ConfigError(`${describe(key)} must be true or false, got "${value}"`);
@@ -118,7 +200,7 @@ function variant(value: string | undefined): Variant | null {
 }
 
 export function parseConfig(raw: RawSettings): Config {
-  const firstBlock = blockNumber('firstBlock', raw.firstBlock) ?? 0n;
+  const firstBlock = blockNumber('firstBlock', raw.firstBlock) ?? defaults.firstBlock;
   const lastBlock = blockNumber('lastBlock', raw.lastBlock);
   if (lastBlock !== null && lastBlock < firstBlock) {
     throw new ConfigError(`LAST_BLOCK (${lastBlock}) is below FIRST_BLOCK (${firstBlock}); set LAST_BLOCK >= FIRST_BLOCK`);
@@ -129,17 +211,18 @@ export function parseConfig(raw: RawSettings): Config {
     wsUrl: url('wsUrl', raw.wsUrl, ['ws:', 'wss:']),
     variant: variant(raw.variant),
     databaseUrl: url('databaseUrl', raw.databaseUrl, ['postgres:', 'postgresql:']),
-    dataDir: raw.dataDir ?? './data',
-    port: integer('port', raw.port, 4000, 0, 65535),
-    host: raw.host ?? '0.0.0.0',
+    dataDir: raw.dataDir ?? defaults.dataDir,
+    port: integer('port', raw.port, defaults.port, 0, 65535),
+    host: raw.host ?? defaults.host,
     firstBlock,
     lastBlock,
-    disableInternalTransactions: boolean('disableInternalTransactions', raw.disableInternalTransactions),
-    batchSize: integer('batchSize', raw.batchSize, 10, 1, 1000),
-    concurrency: integer('concurrency', raw.concurrency, 4, 1, 64),
-    pollIntervalMs: integer('pollIntervalMs', raw.pollIntervalMs, 1000, 10, 3_600_000),
-    maxReorgDepth: integer('maxReorgDepth', raw.maxReorgDepth, 128, 1, 100_000),
+    disableInternalTransactions: boolean('disableInternalTransactions', raw.disableInternalTransactions, defaults.disableInternalTransactions),
+    batchSize: integer('batchSize', raw.batchSize, defaults.batchSize, 1, 1000),
+    concurrency: integer('concurrency', raw.concurrency, defaults.concurrency, 1, 64),
+    pollIntervalMs: integer('pollIntervalMs', raw.pollIntervalMs, defaults.pollIntervalMs, 10, 3_600_000),
+    maxReorgDepth: integer('maxReorgDepth', raw.maxReorgDepth, defaults.maxReorgDepth, 1, 100_000),
     instanceTransfersSuccessorUrl: url('instanceTransfersSuccessorUrl', raw.instanceTransfersSuccessorUrl, ['https:', 'http:']),
-    ipfsGatewayUrl: url('ipfsGatewayUrl', raw.ipfsGatewayUrl, ['https:', 'http:']) ?? 'https://ipfs.io/ipfs',
+    ipfsGatewayUrl: url('ipfsGatewayUrl', raw.ipfsGatewayUrl, ['https:', 'http:']) ?? defaults.ipfsGatewayUrl,
+    logLevel: raw.logLevel ?? defaults.logLevel,
   };
 }

@@ -1,10 +1,15 @@
 /**
- * The vocabulary shared by every layer: chain data after decoding, before storage.
+ * The vocabulary shared by every layer: chain data after decoding, before storage, and what one layer
+ * hands another through src/app (the indexer's status for the API).
  * Hashes and addresses are lowercase 0x-hex; quantities are bigint; nothing here is JSON-RPC shaped.
  */
 
 export type Hex = `0x${string}`;
 export type Address = Hex;
+
+/** The node clients Sextant tells apart. */
+export const variants = ['geth', 'erigon', 'nethermind', 'besu', 'reth', 'anvil'] as const;
+export type Variant = (typeof variants)[number];
 
 export interface BlockRecord {
   number: bigint;
@@ -177,4 +182,52 @@ export interface BlockTraces {
   internalTransactions: InternalTransactionRecord[];
   /** As the node reports them (minted coins only: transaction fees are added when stored). */
   rewards: BlockRewardRecord[];
+}
+
+/** A stored block still to trace: what the node's answer is checked against. */
+export interface UntracedBlock {
+  hash: Hex;
+  number: bigint;
+  /** In block order. */
+  transactionHashes: Hex[];
+}
+
+/** What a token contract says about itself; null where it reverted, answered garbage or did not answer. */
+export interface TokenMetadata {
+  name: string | null;
+  symbol: string | null;
+  decimals: bigint | null;
+  totalSupply: bigint | null;
+}
+
+/** A transaction waiting in the node's pool: what it asks for, nothing of what mining it would do. */
+export interface PoolTransaction {
+  hash: Hex;
+  from: Address;
+  /** null for contract creations. */
+  to: Address | null;
+  nonce: bigint;
+  type: number | null;
+  value: bigint;
+  gasLimit: bigint;
+  /** As the node reports it; for EIP-1559 transactions nodes report the max fee per gas here. */
+  gasPrice: bigint | null;
+  maxFeePerGas: bigint | null;
+  maxPriorityFeePerGas: bigint | null;
+  input: Hex;
+}
+
+/** What the indexer is doing, for logs and the API's health endpoint. */
+export interface IndexerStatus {
+  phase: 'starting' | 'backfilling' | 'following' | 'done' | 'stopped';
+  /** The node's head as last seen. */
+  head: bigint | null;
+  /** False while the node does not answer; indexing pauses and resumes by itself. */
+  nodeAvailable: boolean;
+  lastError: string | null;
+  blocksIndexed: number;
+  /** Blocks per node request now: below the configured size while the node struggles. */
+  batchSize: number;
+  /** How new blocks are noticed: the node's websocket subscription, or polling alone. */
+  newHeads: 'websocket' | 'polling';
 }

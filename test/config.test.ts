@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseConfig, rawSettingsFromEnv } from '../src/config.js';
+import { readFileSync } from 'node:fs';
+import { environmentSettings, parseConfig, rawSettingsFromEnv, settings } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
+import { sourceFiles } from './support/source-files.js';
 
 test('defaults: demo chain, embedded database, port 4000, from block 0, following the head', () => {
   const config = parseConfig(rawSettingsFromEnv({}));
@@ -67,4 +69,19 @@ test('the websocket URL must be ws: or wss:', () => {
     assert.match(error.message, /ETHEREUM_JSONRPC_WS_URL \(--ws-url\) must start with ws: or wss:/);
     return true;
   });
+});
+
+test("the README's configuration table is src/config.ts's settings: variable, flag, default and meaning", () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## API'));
+  const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+  assert.deepEqual(rows, [
+    ...settings.map((s) => `| \`${s.env}\` | \`--${s.flag}\` | ${s.default} | ${s.meaning} |`),
+    ...environmentSettings.map((s) => `| \`${s.env}\` | | ${s.default} | ${s.meaning} |`),
+  ]);
+});
+
+test('the variables src/ reads from process.env itself are exactly the environment-only settings', () => {
+  const read = new Set([...sourceFiles().values()].flatMap((text) => [...text.matchAll(/process\.env\.(\w+)/g)].map((m) => m[1])));
+  assert.deepEqual([...read].sort(), environmentSettings.map((s) => s.env).sort());
 });

@@ -6,7 +6,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import type { IndexerStatus } from '../indexer/status.js';
+import type { IndexerStatus } from '../model.js';
 import type { Db } from '../store/read/sql.js';
 
 /** The Fastify instance routes register on: TypeBox schemas type each handler's input and output. */

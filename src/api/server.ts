@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type pino from 'pino';
-import type { IndexerStatus } from '../indexer/status.js';
+import type { IndexerStatus } from '../model.js';
 import type { Db } from '../store/read/sql.js';
 import { frameworkErrors, registerErrorHandling } from './errors.js';
 import type { ApiContext, ApiRoute } from './route.js';

@@ -9,6 +9,7 @@ import { startPendingStage } from '../indexer/pending-stage.js';
 import { startTokenMetadataStage } from '../indexer/token-metadata-stage.js';
 import { startTraceStage, type TraceStage } from '../indexer/trace-stage.js';
 import { migrate } from '../store/migrate.js';
+import { findNewestBlock } from '../store/read/blocks.js';
 import { ensureSameChain } from './chain-identity.js';
 import { openDatabase, type Database } from './database.js';
 import { connectNode, type NodeConnection } from './node.js';
@@ -153,14 +154,8 @@ export async function startCommand(config: Config, logger: Logger): Promise<void
     const { indexer } = await startIndexing(config, logger, database, resources);
     const base = await listen(config, logger, database, resources, indexer);
     await Promise.race([indexer.caughtUp, indexer.done, shutdown]);
-    const miner = await database.pool.query<{ miner: Buffer; number: string }>(
-      'SELECT miner, number::text FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1',
-    );
-    const row = miner.rows[0];
-    printTryUrls(logger, base, {
-      address: row ? `0x${row.miner.toString('hex')}` : null,
-      block: row ? row.number : null,
-    });
+    const newest = await findNewestBlock(database.pool);
+    printTryUrls(logger, base, { address: newest?.miner ?? null, block: newest?.number ?? null });
     // An indexer that ends with an error (a reorg too deep to follow) ends Sextant; one that
     // indexed up to LAST_BLOCK leaves the API serving.
     await Promise.race([indexer.done.then(() => shutdown), shutdown]);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { startEmbeddedPostgres } from '../store/embedded-postgres.js';
+import { ping } from '../store/probe.js';
 
 export interface Database {
   pool: pg.Pool;
@@ -33,7 +34,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   }
   const pool = logIdleErrors(new pg.Pool({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 }), logger);
   try {
-    await pool.query('SELECT 1');
+    await ping(pool);
   } catch (error) {
     await pool.end();
     const where = new URL(config.databaseUrl);

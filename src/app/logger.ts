@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
 
 /** Human-readable lines on a terminal, JSON lines otherwise (for log collectors). */
-export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(level: string): Logger {
   if (process.stdout.isTTY) {
     // Required here, not imported: a process logging to a pipe does not load the prettifier.
     const { build } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');

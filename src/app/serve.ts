@@ -3,12 +3,12 @@ import { buildApi } from '../api/server.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { Indexer } from '../indexer/indexer.js';
+import { hasSchema } from '../store/probe.js';
 import { openDatabase, type Database } from './database.js';
 import { onShutdownSignal, Resources } from './resources.js';
 
 async function requireSchema(database: Database): Promise<void> {
-  const { rows } = await database.pool.query<{ blocks: string | null }>("SELECT to_regclass('blocks')::text AS blocks");
-  if (rows[0]?.blocks == null) {
+  if (!(await hasSchema(database.pool))) {
     throw new ConfigError('the database has no Sextant schema yet; run `sextant migrate` or `sextant start` first');
   }
 }
@@ -31,7 +31,7 @@ export async function listen(config: Config, logger: Logger, database: Database,
   return `http://localhost:${port}`;
 }
 
-export function printTryUrls(logger: Logger, base: string, sample: { address: string | null; block: string | null }): void {
+export function printTryUrls(logger: Logger, base: string, sample: { address: string | null; block: number | null }): void {
   const urls = [`${base}/api/v2/transactions`, `${base}/api/v2/transactions?filter=validated&type=contract_call`];
   if (sample.block !== null) urls.push(`${base}/api/v2/blocks/${sample.block}/withdrawals`);
   if (sample.address !== null) urls.push(`${base}/api/v2/addresses/${sample.address}/blocks-validated`);

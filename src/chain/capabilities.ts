@@ -1,9 +1,7 @@
-import { variants, type Variant } from '../config.js';
+import { variants, type Variant } from '../model.js';
 import { RpcError } from './errors.js';
 import { complainAbout, readQuantity } from './node-fields.js';
 import type { RpcClient } from './rpc.js';
-
-export type { Variant };
 
 /** How internal transactions are read: Parity-style `trace_block`, or geth's callTracer per block. */
 export type TraceMethod = 'trace_block' | 'debug_traceBlockByNumber';

@@ -1,4 +1,4 @@
-import type { BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
+import type { BlockTraces, Hex, InternalTransactionRecord, UntracedBlock } from '../model.js';
 import type { TraceMethod } from './capabilities.js';
 import { flattenCallFrame } from './call-tracer.js';
 import { RpcError } from './errors.js';
@@ -6,14 +6,6 @@ import { type Complain, complainAbout } from './node-fields.js';
 import { decodeParityTraces } from './parity-traces.js';
 import type { RpcCall, RpcClient } from './rpc.js';
 import { readObject } from './trace-fields.js';
-
-/** A stored block still to trace: what the node's answer is checked against. */
-export interface UntracedBlock {
-  hash: Hex;
-  number: bigint;
-  /** In block order. */
-  transactionHashes: Hex[];
-}
 
 const hexNumber = (n: bigint) => `0x${n.toString(16)}`;
 const callTracer = { tracer: 'callTracer' };

@@ -1,14 +1,6 @@
 import { decodeAbiParameters, hexToBytes, type Hex as ViemHex } from 'viem';
-import type { Address, Hex } from '../model.js';
+import type { Address, Hex, TokenMetadata } from '../model.js';
 import type { ContractCaller } from './contract-calls.js';
-
-/** What a token contract says about itself; null where it reverted, answered garbage or did not answer. */
-export interface TokenMetadata {
-  name: string | null;
-  symbol: string | null;
-  decimals: bigint | null;
-  totalSupply: bigint | null;
-}
 
 const selectors = {
   name: '0x06fdde03',

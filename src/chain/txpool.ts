@@ -1,25 +1,8 @@
-import type { Address, Hex } from '../model.js';
+import type { PoolTransaction } from '../model.js';
 import { InvalidNodeResponseError, RpcError } from './errors.js';
 import { complainAbout, nodeFields, type Complain } from './node-fields.js';
 import type { RpcClient } from './rpc.js';
 import type { RpcTransaction } from './rpc-types.js';
-
-/** A transaction waiting in the node's pool: what it asks for, nothing of what mining it would do. */
-export interface PoolTransaction {
-  hash: Hex;
-  from: Address;
-  /** null for contract creations. */
-  to: Address | null;
-  nonce: bigint;
-  type: number | null;
-  value: bigint;
-  gasLimit: bigint;
-  /** As the node reports it; for EIP-1559 transactions nodes report the max fee per gas here. */
-  gasPrice: bigint | null;
-  maxFeePerGas: bigint | null;
-  maxPriorityFeePerGas: bigint | null;
-  input: Hex;
-}
 
 export interface TxpoolContent {
   /** The pending and the queued transactions, in the order the node listed them. */

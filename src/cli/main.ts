@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { createLogger } from '../app/logger.js';
-import { parseConfig, rawSettingsFromEnv, settings, type Config, type RawSettings } from '../config.js';
+import { environmentSettings, parseConfig, rawSettingsFromEnv, settings, type Config, type EnvironmentSetting, type RawSettings } from '../config.js';
 import type { Logger } from 'pino';
 
 type Action = (config: Config, logger: Logger) => Promise<void>;
@@ -29,6 +29,9 @@ function rawSettings(options: Record<string, unknown>): RawSettings {
   return raw;
 }
 
+/** A setting's meaning and default as --help shows them: the README's Markdown without its backticks. */
+const help = (s: EnvironmentSetting): string => `${s.meaning} (default: ${s.default})`.replaceAll('`', '');
+
 function fail(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`sextant: ${message.split('\n')[0]}\n`);
@@ -41,10 +44,11 @@ const program = new Command('sextant')
   .showHelpAfterError();
 for (const s of settings) {
   const option = s.key === 'disableInternalTransactions'
-    ? new Option(`--${s.flag}`, s.description)
-    : new Option(`--${s.flag} <value>`, s.description);
+    ? new Option(`--${s.flag}`, help(s))
+    : new Option(`--${s.flag} <value>`, help(s));
   program.addOption(option.env(s.env));
 }
+program.addHelpText('after', `\nAlso read from the environment:\n${environmentSettings.map((s) => `  ${s.env}: ${help(s)}`).join('\n')}`);
 
 for (const command of commands) {
   program
@@ -54,7 +58,7 @@ for (const command of commands) {
       try {
         const config = parseConfig(rawSettings(program.opts()));
         const action = await command.load();
-        await action(config, createLogger());
+        await action(config, createLogger(config.logLevel));
         process.exit(0);
       } catch (error) {
         fail(error);

@@ -6,14 +6,14 @@ import { fetchBlocks, fetchHeadNumber } from '../chain/fetch-blocks.js';
 import { fetchBlockHeader } from '../chain/fetch-header.js';
 import { subscribeNewHeads, type NewHeadsSubscription } from '../chain/new-heads.js';
 import type { RpcClient } from '../chain/rpc.js';
-import type { BlockBundle, Hex } from '../model.js';
+import type { BlockBundle, Hex, IndexerStatus } from '../model.js';
 import { consensusBlockHash, findBrokenLink, findMissingRanges, highestIndexedBlock } from '../store/index-progress.js';
 import { retractBlocksFrom } from '../store/retract-blocks.js';
 import { writeBlockBundles } from '../store/write-blocks.js';
 import { AdaptiveBatchSize } from './adaptive-batch.js';
 import { blockBatches } from './block-batches.js';
 import { retryUntilDone, type Backoff } from './retry.js';
-import { initialStatus, type IndexerStatus } from './status.js';
+import { initialStatus } from './status.js';
 import { createWakeup, type Wakeup } from './wakeup.js';
 import { createWriteQueue } from './write-queue.js';
 

@@ -1,9 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type { Pool } from 'pg';
 
-const migrationsDir = new URL('../../src/store/migrations/', import.meta.url);
+// Beside this module: src/store/migrations, or the copy the build puts in dist/store/migrations.
+const migrationsDir = new URL('migrations/', import.meta.url);
 
-/** Applies the SQL files in src/store/migrations in name order, each once, each in its own transaction. */
+/** Applies the SQL files in migrations/ in name order, each once, each in its own transaction. */
 export async function migrate(pool: Pool): Promise<string[]> {
   const client = await pool.connect();
   try {

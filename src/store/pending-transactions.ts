@@ -1,6 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import type { PoolTransaction } from '../chain/txpool.js';
-import type { Hex } from '../model.js';
+import type { Hex, PoolTransaction } from '../model.js';
 import { hexToBuffer, numericCell } from './encode.js';
 import { inTransaction } from './transaction.js';
 

@@ -1,6 +1,5 @@
 import type { Pool } from 'pg';
-import type { TokenMetadata } from '../chain/token-metadata.js';
-import type { Address } from '../model.js';
+import type { Address, TokenMetadata } from '../model.js';
 import { bufferToHex, hexToBuffer } from './encode.js';
 import { inLockOrder } from './lock-order.js';
 import { inTransaction } from './transaction.js';

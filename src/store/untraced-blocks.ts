@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { UntracedBlock } from '../chain/fetch-traces.js';
+import type { UntracedBlock } from '../model.js';
 import { bufferToHex } from './encode.js';
 
 /** The lowest consensus blocks not traced yet, with their transaction hashes in block order. */

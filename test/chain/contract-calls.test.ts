@@ -4,12 +4,12 @@ import { createPublicClient, createWalletClient, decodeFunctionResult, encodeFun
 import { MULTICALL3_ADDRESS, createContractCaller } from '../../src/chain/contract-calls.js';
 import { InvalidNodeResponseError, NodeUnavailableError } from '../../src/chain/errors.js';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
-import { readTokenMetadata, readTotalSupplies, type TokenMetadata } from '../../src/chain/token-metadata.js';
+import { readTokenMetadata, readTotalSupplies } from '../../src/chain/token-metadata.js';
 import { type NftId, readTokenUris } from '../../src/chain/token-uri.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { Multicall3 } from '../../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
-import type { Address } from '../../src/model.js';
+import type { Address, TokenMetadata } from '../../src/model.js';
 import { startReplayNode } from '../support/replay-node.js';
 
 /**

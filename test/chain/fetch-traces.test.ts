@@ -4,9 +4,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { InvalidNodeResponseError } from '../../src/chain/errors.js';
-import { fetchBatchTraces, fetchBlockTraces, type UntracedBlock } from '../../src/chain/fetch-traces.js';
+import { fetchBatchTraces, fetchBlockTraces } from '../../src/chain/fetch-traces.js';
 import { createRpcClient, type RpcCall } from '../../src/chain/rpc.js';
-import type { Hex } from '../../src/model.js';
+import type { Hex, UntracedBlock } from '../../src/model.js';
 import { type ReplayNode, startReplayNode } from '../support/replay-node.js';
 import { recordedCallTracerBlock, recordedParityBlocks } from '../support/trace-fixtures.js';
 

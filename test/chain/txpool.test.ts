@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { InvalidNodeResponseError } from '../../src/chain/errors.js';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
-import { decodeTxpoolContent, fetchTxpool, type PoolTransaction } from '../../src/chain/txpool.js';
+import { decodeTxpoolContent, fetchTxpool } from '../../src/chain/txpool.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
-import type { Hex } from '../../src/model.js';
+import type { Hex, PoolTransaction } from '../../src/model.js';
 import { startReplayNode } from '../support/replay-node.js';
 
 /** A transaction as eth_getTransactionByHash reports it. */

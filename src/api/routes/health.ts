@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { IndexerStatus } from '../../indexer/status.js';
+import type { IndexerStatus } from '../../model.js';
 import { readIndexedHead } from '../../store/read/chain.js';
 import type { ApiRoute } from '../route.js';
 import { Nullable } from '../schemas.js';

@@ -179,3 +179,11 @@ export async function findBlockByNumber(db: Db, number: number): Promise<BlockId
   );
   return rows[0] === undefined ? null : toBlockIdentity(rows[0]);
 }
+
+/** The newest consensus block's number and miner, or null before the first block. */
+export async function findNewestBlock(db: Db): Promise<{ number: number; miner: Hex } | null> {
+  const { rows } = await db.query<{ number: string; miner: Buffer }>(
+    'SELECT number, miner FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1',
+  );
+  return rows[0] === undefined ? null : { number: Number(rows[0].number), miner: hexFromBytea(rows[0].miner) };
+}
