@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { createLogger } from '../app/logger.js';
+import { ConfigError } from '../errors.js';
 import { parseConfig, rawSettingsFromEnv, settings, type Config, type RawSettings } from '../config.js';
 import type { Logger } from 'pino';
 
@@ -29,8 +30,9 @@ function rawSettings(options: Record<string, unknown>): RawSettings {
   return raw;
 }
 
+/** One line: a bad setting says what to fix; any other error (a fatal one from indexing) says which it is. */
 function fail(error: unknown): never {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = !(error instanceof Error) ? String(error) : error instanceof ConfigError ? error.message : `${error.name}: ${error.message}`;
   process.stderr.write(`sextant: ${message.split('\n')[0]}\n`);
   if (process.env.SEXTANT_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
   process.exit(1);
