@@ -217,13 +217,22 @@ export interface PoolTransaction {
   input: Hex;
 }
 
+/** Whether the node or the database answers the indexer; the failure it gives while it does not. */
+export interface Availability {
+  available: boolean;
+  error: string | null;
+}
+
 /** What the indexer is doing, for logs and the API's health endpoint. */
 export interface IndexerStatus {
   phase: 'starting' | 'backfilling' | 'following' | 'done' | 'stopped';
   /** The node's head as last seen. */
   head: bigint | null;
-  /** False while the node does not answer; indexing pauses and resumes by itself. */
-  nodeAvailable: boolean;
+  /** Unavailable while the node fails; indexing pauses and resumes by itself. */
+  node: Availability;
+  /** Unavailable while the database fails; indexing pauses and resumes by itself. */
+  database: Availability;
+  /** The last retryable failure, of either. */
   lastError: string | null;
   blocksIndexed: number;
   /** Blocks per node request now: below the configured size while the node struggles. */

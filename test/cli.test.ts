@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSextant } from './support/sextant-process.js';
 import { createTestDatabase, testServerUrl } from './support/database.js';
+import { loadMainnetBlock18000000Recordings } from './support/mainnet-fixtures.js';
+import { startReplayNode } from './support/replay-node.js';
 
 function assertOneLineFailure(run: { code: number | null; stdout: string; stderr: string }, message: RegExp): void {
   assert.equal(run.code, 1, `exit code 1, got ${run.code}; stderr: ${run.stderr}`);
@@ -67,6 +69,29 @@ test('serve refuses a database without the schema', async () => {
     const run = await runSextant(['serve'], { DATABASE_URL: db.url, PORT: '0' });
     assertOneLineFailure(run, /no Sextant schema yet; run `sextant migrate`/);
   } finally {
+    await db.drop();
+  }
+});
+
+test('a fatal error while indexing ends `sextant index` and `sextant start` with one line naming it', async () => {
+  // The node serves the block, then refuses its receipts in a way that asking again cannot change.
+  const node = await startReplayNode(
+    loadMainnetBlock18000000Recordings().map(({ method, params, ...answer }) => ({
+      method,
+      params,
+      ...(method === 'eth_getBlockReceipts' ? { error: { code: -32000, message: 'eth_getBlockReceipts is disabled on this endpoint' } } : answer),
+    })),
+  );
+  const db = await createTestDatabase({ migrated: false });
+  const env = { ETHEREUM_JSONRPC_HTTP_URL: node.url, DATABASE_URL: db.url, FIRST_BLOCK: '18000000', LAST_BLOCK: '18000000', PORT: '0' };
+  try {
+    for (const command of ['index', 'start']) {
+      const run = await runSextant([command], env, 60_000);
+      assertOneLineFailure(run, /^sextant: RpcError: eth_getBlockReceipts failed on the node: eth_getBlockReceipts is disabled on this endpoint/);
+      assert.doesNotMatch(run.stdout, /"level":40/, `${command}: no warning, nothing was retried`);
+    }
+  } finally {
+    await node.stop();
     await db.drop();
   }
 });

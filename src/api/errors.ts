@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseFailure } from '../errors.js';
 
 /**
  * The API's error answers, in one place:
@@ -75,35 +76,19 @@ function invalidParametersFromValidation(error: FastifyError, request: FastifyRe
   return [...byParam].map(([param, detail]) => ({ param, detail }));
 }
 
-const unavailableCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  // PostgreSQL: too many connections, shutting down, starting up, query cancelled (statement timeout),
-  // database missing, authentication failed.
-  '53300',
-  '57P01',
-  '57P02',
-  '57P03',
-  '57014',
-  '3D000',
-  '28000',
-  '28P01',
-]);
-
-const unavailableMessages = /timeout exceeded when trying to connect|Connection terminated|Cannot use a pool after calling end/i;
+/**
+ * Besides the failures that pass (see isDatabaseFailure), what the API answers 503 for: a query
+ * cancelled (a statement timeout), the database missing, its authentication failing, the pool ended.
+ */
+const unavailableCodes = new Set(['57014', '3D000', '28000', '28P01']);
+const poolEnded = /Cannot use a pool after calling end/i;
 
 /** Whether the error says the database could not be reached or could not answer (as opposed to a bug). */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (isDatabaseFailure(error)) return true;
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (unavailableCodes.has(code) || code.startsWith('08'))) return true;
-  if (unavailableMessages.test(error.message)) return true;
+  if ((typeof code === 'string' && unavailableCodes.has(code)) || poolEnded.test(error.message)) return true;
   return error instanceof AggregateError && error.errors.some(isDatabaseUnavailable);
 }
 

@@ -35,6 +35,15 @@ interface Indexing {
   traceStage: TraceStage | null;
   /** Token contracts, then NFT metadata. */
   tokenStages: BackgroundLoop[];
+  /** Rejects with the first fatal error that ends the indexer or a stage; never resolves. */
+  failed: Promise<never>;
+}
+
+function firstFailure(parts: { done: Promise<void> }[]): Promise<never> {
+  const failed = Promise.race(parts.map(({ done }) => done.then(() => new Promise<never>(() => undefined))));
+  // Until a command awaits it (`start` does once the API listens), a failure is not an unhandled one.
+  failed.catch(() => undefined);
+  return failed;
 }
 
 async function startIndexing(config: Config, logger: Logger, database: Database, resources: Resources): Promise<Indexing> {
@@ -57,6 +66,7 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   resources.add(() => indexer.stop());
   const traceStage = config.disableInternalTransactions ? null : startTracing(config, logger, database, node, resources);
   const tokenStages = startReadingTokens(config, logger, database, node, resources);
+  const parts = [indexer, ...tokenStages, ...(traceStage === null ? [] : [traceStage])];
   // The pool belongs to the head: an index that stops at LAST_BLOCK does not list it.
   if (config.lastBlock === null) {
     const pendingStage = startPendingStage({
@@ -66,8 +76,9 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
       pollIntervalMs: config.pollIntervalMs,
     });
     resources.add(() => pendingStage.stop());
+    parts.push(pendingStage);
   }
-  return { node, indexer, traceStage, tokenStages };
+  return { node, indexer, traceStage, tokenStages, failed: firstFailure(parts) };
 }
 
 /**
@@ -133,14 +144,14 @@ export async function indexCommand(config: Config, logger: Logger): Promise<void
   const shutdown = onShutdownSignal(resources, logger);
   try {
     const database = await openMigratedDatabase(config, logger, resources);
-    const { indexer, traceStage, tokenStages } = await startIndexing(config, logger, database, resources);
+    const { indexer, traceStage, tokenStages, failed } = await startIndexing(config, logger, database, resources);
     // Up to LAST_BLOCK, the traces, tokens and NFTs of the blocks indexed are part of the job.
     const finished = async () => {
       await indexer.done;
       await traceStage?.drained();
       for (const stage of tokenStages) await stage.drained();
     };
-    await Promise.race([finished(), shutdown]);
+    await Promise.race([finished(), failed, shutdown]);
   } finally {
     await resources.closeAll();
   }
@@ -151,14 +162,15 @@ export async function startCommand(config: Config, logger: Logger): Promise<void
   const shutdown = onShutdownSignal(resources, logger);
   try {
     const database = await openMigratedDatabase(config, logger, resources);
-    const { indexer } = await startIndexing(config, logger, database, resources);
+    const { indexer, failed } = await startIndexing(config, logger, database, resources);
     const base = await listen(config, logger, database, resources, indexer);
-    await Promise.race([indexer.caughtUp, indexer.done, shutdown]);
+    await Promise.race([indexer.caughtUp, failed, shutdown]);
     const newest = await findNewestBlock(database.pool);
     printTryUrls(logger, base, { address: newest?.miner ?? null, block: newest?.number ?? null });
-    // An indexer that ends with an error (a reorg too deep to follow) ends Sextant; one that
+    // A fatal error of the indexer or of a stage (a reorg too deep to follow, a bug) ends Sextant,
+    // API included, rather than leave it serving an index that no longer grows; an indexer that
     // indexed up to LAST_BLOCK leaves the API serving.
-    await Promise.race([indexer.done.then(() => shutdown), shutdown]);
+    await Promise.race([failed, shutdown]);
   } finally {
     await resources.closeAll();
   }

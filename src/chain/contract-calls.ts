@@ -32,19 +32,13 @@ function returnData(answer: unknown): Hex {
 }
 
 /**
- * JSON-RPC errors by which a node says that it could not run the call, not that the contract failed:
- * invalid params (anvil's block out of range while it mines), resource not found or unavailable, limit
- * exceeded; and the messages of a node whose state or block is not there (yet). What the EVM did (a
- * revert, whatever its reason says, an invalid opcode, out of gas) is the contract's answer.
+ * A refusal by which the node says that it could not run the call now (see RpcError), not that the
+ * contract failed. What the EVM did (a revert, whatever its reason says, an invalid opcode, out of
+ * gas) is the contract's answer.
  */
-const NODE_FAILURE_CODES = new Set([-32602, -32001, -32002, -32005]);
-const NODE_FAILURE_MESSAGE = /header not found|block not found|unknown block|out of range|missing trie node|state .*not available|timed? ?out|rate limit|too many requests|busy|unavailable/i;
 const EVM_FAILURE_MESSAGE = /revert|evm error|invalid opcode|out of gas|stack (underflow|overflow|limit)|invalid jump/i;
 
-const isNodeFailure = (error: RpcError): boolean =>
-  error.code !== 3 &&
-  !EVM_FAILURE_MESSAGE.test(error.nodeMessage) &&
-  (NODE_FAILURE_CODES.has(error.code) || NODE_FAILURE_MESSAGE.test(error.nodeMessage));
+const isNodeFailure = (error: RpcError): boolean => error.code !== 3 && !EVM_FAILURE_MESSAGE.test(error.nodeMessage) && error.retryable;
 
 /** The contract's answer to one call of a batch: return data, or null where it reverted. */
 function callAnswer(answer: unknown): Hex | null {

@@ -1,8 +1,23 @@
+import { RetryableError } from '../errors.js';
+
 /** The ways talking to a node can fail, each telling the caller what to do about it. */
 
-/** The node answered a call with a JSON-RPC error: it will most likely answer the same way again. */
+/**
+ * JSON-RPC errors by which a node says that it could not serve the call now, not that the call is
+ * wrong: invalid params (anvil's block out of range while it mines), resource not found or
+ * unavailable, limit exceeded; and the messages of a node whose block or state is not there (yet),
+ * that timed out, or is busy.
+ */
+const NOT_NOW_CODES = new Set([-32602, -32001, -32002, -32005]);
+const NOT_NOW_MESSAGE = /header not found|block not found|unknown block|out of range|missing trie node|state .*not available|timed? ?out|rate limit|too many requests|busy|unavailable/i;
+
+/**
+ * The node answered a call with a JSON-RPC error. Unless the node says that it could not serve the
+ * call now (`retryable`), it will most likely answer the same way again.
+ */
 export class RpcError extends Error {
   override name = 'RpcError';
+  readonly retryable: boolean;
 
   constructor(
     readonly method: string,
@@ -12,11 +27,12 @@ export class RpcError extends Error {
     readonly data?: unknown,
   ) {
     super(`${method} failed on the node: ${nodeMessage} (JSON-RPC error ${code})`);
+    this.retryable = NOT_NOW_CODES.has(code) || NOT_NOW_MESSAGE.test(nodeMessage);
   }
 }
 
 /** No usable answer came back, even after retries: the node is down, unreachable or overloaded. */
-export class NodeUnavailableError extends Error {
+export class NodeUnavailableError extends RetryableError {
   override name = 'NodeUnavailableError';
 
   constructor(
@@ -33,8 +49,11 @@ export class NodeUnavailableError extends Error {
   }
 }
 
-/** The node answered, but with something that is not well-formed chain data. */
-export class InvalidNodeResponseError extends Error {
+/**
+ * The node answered, but with something that is not well-formed chain data. Retryable: a glitching
+ * node answers well next time, and what it said is never stored.
+ */
+export class InvalidNodeResponseError extends RetryableError {
   override name = 'InvalidNodeResponseError';
 
   constructor(
@@ -49,7 +68,7 @@ export class InvalidNodeResponseError extends Error {
 }
 
 /** The node does not have this block (or part of its data) yet; asking again later may succeed. */
-export class BlockNotFoundError extends Error {
+export class BlockNotFoundError extends RetryableError {
   override name = 'BlockNotFoundError';
 
   constructor(
@@ -58,4 +77,9 @@ export class BlockNotFoundError extends Error {
   ) {
     super(`the node has no data for block ${blockNumber} yet (${method} returned null)`);
   }
+}
+
+/** The node's chain changed between the answers to one question (a reorg meanwhile): asking again gets answers that agree. */
+export class ChainChangedError extends RetryableError {
+  override name = 'ChainChangedError';
 }

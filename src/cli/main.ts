@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { createLogger } from '../app/logger.js';
 import { environmentSettings, parseConfig, rawSettingsFromEnv, settings, type Config, type EnvironmentSetting, type RawSettings } from '../config.js';
+import { ConfigError } from '../errors.js';
 import type { Logger } from 'pino';
 
 type Action = (config: Config, logger: Logger) => Promise<void>;
@@ -32,8 +33,9 @@ function rawSettings(options: Record<string, unknown>): RawSettings {
 /** A setting's meaning and default as --help shows them: the README's Markdown without its backticks. */
 const help = (s: EnvironmentSetting): string => `${s.meaning} (default: ${s.default})`.replaceAll('`', '');
 
+/** One line: a bad setting says what to fix; any other error (a fatal one from indexing) says which it is. */
 function fail(error: unknown): never {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = !(error instanceof Error) ? String(error) : error instanceof ConfigError ? error.message : `${error.name}: ${error.message}`;
   process.stderr.write(`sextant: ${message.split('\n')[0]}\n`);
   if (process.env.SEXTANT_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
   process.exit(1);

@@ -1,37 +1,32 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createDrainSignal } from './drain-signal.js';
-import { retryUntilDone, type Backoff } from './retry.js';
+import { createRetry, type Backoff, type Retry } from './retry.js';
 
+/** A stage beside the block pipeline: tracing, token metadata, NFT metadata, the pending pool. */
 export interface BackgroundLoop {
-  /** Resolves the next time a step finds nothing to do (or when the loop ends). */
+  /** Resolves the next time a step finds nothing to do, or when the loop stops; rejects when it fails. */
   drained(): Promise<void>;
-  /** Settles when the loop ends: on stop(), or on a fault. */
+  /** Resolves when the loop is stopped; rejects with the fatal error that ended it. */
   done: Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Runs a task until it succeeds, logging each failure, backing off between attempts; gives up only on stop. */
-export type Retry = <T>(what: string, task: () => Promise<T>) => Promise<T>;
-
-const defaultBackoff: Backoff = { initialMs: 250, maxMs: 15_000 };
+interface BackgroundLoopOptions {
+  logger: Logger;
+  pollIntervalMs: number;
+  backoff?: Backoff;
+}
 
 /**
  * Runs `step` over and over beside the block pipeline until stopped, resting `pollIntervalMs` whenever
- * a step finds nothing to do (it returns false).
+ * a step finds nothing to do (it returns false). The step runs its work through `retry`, which waits
+ * out retryable failures; a fatal error ends the loop.
  */
-export function startBackgroundLoop(
-  options: { logger: Logger; pollIntervalMs: number; backoff?: Backoff },
-  step: (retry: Retry) => Promise<boolean>,
-): BackgroundLoop {
+export function startBackgroundLoop(options: BackgroundLoopOptions, step: (retry: Retry) => Promise<boolean>): BackgroundLoop {
   const controller = new AbortController();
   const { signal } = controller;
-  const retry: Retry = (what, task) =>
-    retryUntilDone(task, {
-      backoff: options.backoff ?? defaultBackoff,
-      signal,
-      onFailure: (error, attempt) => options.logger.warn({ attempt }, `${what}: ${(error as Error).message}`),
-    });
+  const retry = createRetry({ logger: options.logger, backoff: options.backoff, signal });
   const drained = createDrainSignal();
   const run = async () => {
     while (!signal.aborted) {
@@ -40,13 +35,11 @@ export function startBackgroundLoop(
       await sleep(options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
     }
   };
-  const done = run()
-    .catch((error: unknown) => {
-      if (!signal.aborted) throw error;
-    })
-    .finally(drained.fire);
+  const done = run().catch((error: unknown) => {
+    if (!signal.aborted) throw error;
+  });
   return {
-    drained: drained.next,
+    drained: () => Promise.race([drained.next(), done]),
     done,
     async stop() {
       controller.abort();

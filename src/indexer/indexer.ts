@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { NodeCapabilities } from '../chain/capabilities.js';
 import { decodeBlock } from '../chain/decode-block.js';
+import { ChainChangedError } from '../chain/errors.js';
 import { fetchBlocks, fetchHeadNumber } from '../chain/fetch-blocks.js';
 import { fetchBlockHeader } from '../chain/fetch-header.js';
 import { subscribeNewHeads, type NewHeadsSubscription } from '../chain/new-heads.js';
@@ -12,8 +13,8 @@ import { retractBlocksFrom } from '../store/retract-blocks.js';
 import { writeBlockBundles } from '../store/write-blocks.js';
 import { AdaptiveBatchSize } from './adaptive-batch.js';
 import { blockBatches } from './block-batches.js';
-import { retryUntilDone, type Backoff } from './retry.js';
-import { initialStatus } from './status.js';
+import { createRetry, type Backoff, type Retry } from './retry.js';
+import { initialStatus, reportTo } from './status.js';
 import { createWakeup, type Wakeup } from './wakeup.js';
 import { createWriteQueue } from './write-queue.js';
 
@@ -41,7 +42,7 @@ export interface Indexer {
   status: IndexerStatus;
   /** Resolves once the blocks up to the head seen at start (or LAST_BLOCK) are indexed. */
   caughtUp: Promise<void>;
-  /** Settles when the indexer ends: after lastBlock, on stop(), or on a fault it must not guess past. */
+  /** Settles when the indexer ends: after lastBlock, on stop(), or on a fatal error (a reorg too deep, a bug). */
   done: Promise<void>;
   stop(): Promise<void>;
 }
@@ -49,8 +50,6 @@ export interface Indexer {
 export class ReorgTooDeepError extends Error {
   override name = 'ReorgTooDeepError';
 }
-
-const defaultBackoff: Backoff = { initialMs: 250, maxMs: 15_000 };
 
 /** Polls between the checks of the recent chain for gaps and broken links (see `repair`). */
 const POLLS_PER_REPAIR = 10;
@@ -66,6 +65,8 @@ export function startIndexer(options: IndexerOptions): Indexer {
       status.phase = stopRequested ? 'stopped' : 'done';
     },
     (error: unknown) => {
+      // What is still in flight beside the task that failed stops too.
+      controller.abort();
       status.phase = 'stopped';
       if (stopRequested) return;
       throw error;
@@ -88,7 +89,7 @@ interface Run {
   options: IndexerOptions;
   status: IndexerStatus;
   signal: AbortSignal;
-  retry<T>(what: string, task: () => Promise<T>): Promise<T>;
+  retry: Retry;
   fetchBundles(numbers: readonly bigint[]): Promise<BlockBundle[]>;
   /** Runs a task alone among the run's database writes, in queue order. */
   exclusive<T>(task: () => Promise<T>): Promise<T>;
@@ -142,25 +143,7 @@ async function allOrNothing(tasks: Promise<void>[], controller: AbortController)
 }
 
 function createRun(options: IndexerOptions, status: IndexerStatus, signal: AbortSignal): Run {
-  const { logger } = options;
-  const retry = <T>(what: string, task: () => Promise<T>) =>
-    retryUntilDone(
-      async () => {
-        const result = await task();
-        status.nodeAvailable = true;
-        return result;
-      },
-      {
-        backoff: options.backoff ?? defaultBackoff,
-        signal,
-        isFatal: (error) => error instanceof ReorgTooDeepError,
-        onFailure(error, attempt) {
-          status.nodeAvailable = false;
-          status.lastError = `${what}: ${(error as Error).message}`;
-          logger.warn({ attempt }, status.lastError);
-        },
-      },
-    );
+  const retry = createRetry({ logger: options.logger, backoff: options.backoff, signal, report: reportTo(status) });
   const batchSize = new AdaptiveBatchSize(options.batchSize);
   const fetchBundles = async (numbers: readonly bigint[]): Promise<BlockBundle[]> => {
     const bundles: BlockBundle[] = [];
@@ -223,7 +206,7 @@ async function repair(indexing: Run, from: bigint, to: bigint): Promise<void> {
         const header = await fetchBlockHeader(client, broken);
         const staleFrom =
           (await lowestStaleHeight(indexing, broken, header.hash)) ?? (await lowestStaleHeight(indexing, broken - 1n, header.parentHash));
-        if (staleFrom === null) throw new Error(`stored blocks ${broken - 1n} and ${broken} do not link up, yet the node has both`);
+        if (staleFrom === null) throw new ChainChangedError(`stored blocks ${broken - 1n} and ${broken} do not link up, yet the node has both`);
         await retractStale(indexing, staleFrom);
       }),
     );
@@ -284,7 +267,7 @@ async function followTo(indexing: Run, indexed: bigint, latest: bigint): Promise
   const bundles = await indexing.fetchBundles(range(from, latest - from + 1n > size ? from + size - 1n : latest));
   for (let i = 1; i < bundles.length; i++) {
     if (bundles[i]!.block.parentHash !== bundles[i - 1]!.block.hash) {
-      throw new Error(`the node changed its chain while answering (block ${bundles[i]!.block.number}); retrying`);
+      throw new ChainChangedError(`the node changed its chain while answering (block ${bundles[i]!.block.number})`);
     }
   }
   const first = bundles[0]!.block;
@@ -316,7 +299,7 @@ async function lowestStaleHeight(indexing: Run, height: bigint, nodeHash: Hex): 
     }
     stale = height;
     const header = await fetchBlockHeader(options.client, height);
-    if (header.hash !== expected) throw new Error(`the node changed its chain while answering (block ${height}); retrying`);
+    if (header.hash !== expected) throw new ChainChangedError(`the node changed its chain while answering (block ${height})`);
     expected = header.parentHash;
   }
   return stale;

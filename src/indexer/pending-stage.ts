@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { RpcClient } from '../chain/rpc.js';
 import { fetchTxpool } from '../chain/txpool.js';
 import { replacePendingTransactions } from '../store/pending-transactions.js';
-import { type BackgroundLoop, type Retry, startBackgroundLoop } from './background-loop.js';
-import type { Backoff } from './retry.js';
+import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
+import type { Backoff, Retry } from './retry.js';
 
 export interface PendingStageOptions {
   pool: Pool;

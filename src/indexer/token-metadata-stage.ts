@@ -9,8 +9,8 @@ import {
   saveTokenMetadata,
   saveTotalSupplies,
 } from '../store/token-metadata.js';
-import { type BackgroundLoop, type Retry, startBackgroundLoop } from './background-loop.js';
-import type { Backoff } from './retry.js';
+import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
+import type { Backoff, Retry } from './retry.js';
 
 export interface TokenMetadataStageOptions {
   pool: Pool;

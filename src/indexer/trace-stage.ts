@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { TraceMethod } from '../chain/capabilities.js';
@@ -7,8 +6,8 @@ import type { RpcClient } from '../chain/rpc.js';
 import type { UntracedBlock } from '../model.js';
 import { findUntracedBlocks } from '../store/untraced-blocks.js';
 import { writeBlockTraces } from '../store/write-traces.js';
-import { createDrainSignal } from './drain-signal.js';
-import { loggedRetry, type Backoff } from './retry.js';
+import { startBackgroundLoop, type BackgroundLoop } from './background-loop.js';
+import type { Backoff } from './retry.js';
 
 export interface TraceStageOptions {
   pool: Pool;
@@ -22,17 +21,10 @@ export interface TraceStageOptions {
   backoff?: Backoff;
 }
 
-export interface TraceStage {
+export interface TraceStage extends BackgroundLoop {
   /** Blocks traced since the stage started. */
   readonly tracedBlocks: () => number;
-  /** Resolves the next time the stage finds no block left to trace (or when it ends). */
-  drained(): Promise<void>;
-  /** Settles when the stage ends: on stop(), or on a fault. */
-  done: Promise<void>;
-  stop(): Promise<void>;
 }
-
-const defaultBackoff: Backoff = { initialMs: 250, maxMs: 15_000 };
 
 /**
  * Traces the consensus blocks the indexer has stored and not yet traced, lowest first, several
@@ -40,49 +32,19 @@ const defaultBackoff: Backoff = { initialMs: 250, maxMs: 15_000 };
  * picks up where it stopped, and blocks and transactions are served before their traces arrive.
  */
 export function startTraceStage(options: TraceStageOptions): TraceStage {
-  const controller = new AbortController();
   let traced = 0;
-  const drained = createDrainSignal();
-  const progress = { onTraced: (count: number) => (traced += count), onDrained: drained.fire };
-  const done = run(options, controller.signal, progress)
-    .catch((error: unknown) => {
-      if (!controller.signal.aborted) throw error;
-    })
-    .finally(drained.fire);
-  return {
-    tracedBlocks: () => traced,
-    drained: drained.next,
-    done,
-    async stop() {
-      controller.abort();
-      await done.catch(() => undefined);
-    },
-  };
-}
-
-interface Progress {
-  onTraced(count: number): void;
-  onDrained(): void;
-}
-
-async function run(options: TraceStageOptions, signal: AbortSignal, progress: Progress): Promise<void> {
-  const retry = loggedRetry(options.logger, options.backoff ?? defaultBackoff, signal);
-  while (!signal.aborted) {
-    // A failed round starts again from the search, so that blocks which lost consensus meanwhile
-    // (their traces now come from the other branch) drop out instead of failing forever.
-    const traced = await retry('tracing blocks', () => traceRound(options, progress));
-    if (traced === 0) {
-      progress.onDrained();
-      await sleep(options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
-    }
-  }
+  const onTraced = (count: number) => (traced += count);
+  // A failed round starts again from the search, so that blocks which lost consensus meanwhile
+  // (their traces now come from the other branch) drop out instead of failing forever.
+  const loop = startBackgroundLoop(options, async (retry) => (await retry('tracing blocks', () => traceRound(options, onTraced))) > 0);
+  return { ...loop, tracedBlocks: () => traced };
 }
 
 /**
  * Traces and stores the lowest untraced blocks, several batches at once, each batch's block calls in
  * JSON-RPC batches; returns how many it found.
  */
-async function traceRound(options: TraceStageOptions, progress: Progress): Promise<number> {
+async function traceRound(options: TraceStageOptions, onTraced: (count: number) => void): Promise<number> {
   const blocks = await findUntracedBlocks(options.pool, options.batchSize * options.concurrency);
   if (blocks.length === 0) return 0;
   const batches: UntracedBlock[][] = [];
@@ -90,7 +52,7 @@ async function traceRound(options: TraceStageOptions, progress: Progress): Promi
   await Promise.all(
     batches.map(async (batch) => {
       const traces = await fetchBatchTraces(options.client, options.traceMethod, batch);
-      progress.onTraced(await writeBlockTraces(options.pool, traces));
+      onTraced(await writeBlockTraces(options.pool, traces));
     }),
   );
   options.logger.debug(`traced blocks ${blocks[0]!.number}..${blocks.at(-1)!.number}`);

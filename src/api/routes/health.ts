@@ -8,6 +8,9 @@ const IndexerSchema = Type.Object({
   phase: Type.String(),
   node_head: Nullable(Type.Integer()),
   node_available: Type.Boolean(),
+  node_error: Nullable(Type.String()),
+  database_available: Type.Boolean(),
+  database_error: Nullable(Type.String()),
   last_error: Nullable(Type.String()),
   blocks_indexed: Type.Integer(),
   batch_size: Type.Integer(),
@@ -23,7 +26,10 @@ const Response = Type.Object({
 const indexerView = (status: IndexerStatus) => ({
   phase: status.phase,
   node_head: status.head === null ? null : Number(status.head),
-  node_available: status.nodeAvailable,
+  node_available: status.node.available,
+  node_error: status.node.error,
+  database_available: status.database.available,
+  database_error: status.database.error,
   last_error: status.lastError,
   blocks_indexed: status.blocksIndexed,
   batch_size: status.batchSize,
@@ -31,8 +37,9 @@ const indexerView = (status: IndexerStatus) => ({
 });
 
 /**
- * 200 with the highest indexed block (and the indexer's state when one runs beside the API),
- * or 503 when the database is down.
+ * 200 with the highest indexed block and, when an indexer runs beside the API, its state: whether
+ * the node and the database answer it (with the failure while one does not) and its last failure.
+ * 503 when the API cannot reach the database.
  */
 export const healthRoute: ApiRoute = (app, { db, indexerStatus }) => {
   app.get('/health', { schema: { response: { 200: Response } } }, async (_request, reply) => {
