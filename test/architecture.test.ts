@@ -12,13 +12,15 @@ import { sourceFiles } from './support/source-files.js';
 const mayImport: Record<string, readonly string[]> = {
   model: [],
   errors: [],
+  lib: [],
   config: ['model', 'errors'],
   chain: ['model', 'errors'],
+  offchain: ['model', 'errors'],
   store: ['model', 'errors'],
-  indexer: ['chain', 'store', 'model', 'errors'],
+  indexer: ['chain', 'offchain', 'store', 'lib', 'model', 'errors'],
   api: ['store', 'model', 'errors'],
   demo: ['chain', 'model', 'errors'],
-  app: ['chain', 'store', 'indexer', 'api', 'demo', 'config', 'model', 'errors'],
+  app: ['chain', 'offchain', 'store', 'indexer', 'api', 'demo', 'lib', 'config', 'model', 'errors'],
   cli: ['app', 'config', 'model', 'errors'],
 };
 

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ConfigError } from '../src/errors.js';
-import { startEmbeddedPostgres } from '../src/store/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../src/app/embedded-postgres.js';
 import { waitFor } from './support/wait.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

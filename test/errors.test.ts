@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { BlockNotFoundError, ChainChangedError, InvalidNodeResponseError, NodeUnavailableError, RpcError } from '../src/chain/errors.js';
 import { ConfigError, failureSource, isRetryable } from '../src/errors.js';
-import { ReorgTooDeepError } from '../src/indexer/indexer.js';
+import { ReorgTooDeepError } from '../src/indexer/blocks/indexer.js';
 import { createTestDatabase, testServerUrl, type TestDatabase } from './support/database.js';
 
 let db: TestDatabase;

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import pino from 'pino';
 import type { RpcClient } from '../../src/chain/rpc.js';
-import { startNftMetadataStage } from '../../src/indexer/nft-metadata-stage.js';
-import { startTokenMetadataStage } from '../../src/indexer/token-metadata-stage.js';
+import { startNftMetadataStage } from '../../src/indexer/stages/nft-metadata-stage.js';
+import { startTokenMetadataStage } from '../../src/indexer/stages/token-metadata-stage.js';
 import { findInstancesWithoutMetadata } from '../../src/store/nft-metadata.js';
 import { findTokensWithSupplyMarks, findTokensWithoutMetadata } from '../../src/store/token-metadata.js';
 

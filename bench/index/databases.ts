@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/store/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../src/app/embedded-postgres.js';
 import { migrate } from '../../src/store/migrate.js';
 
 /** The PostgreSQL server benchmarked beside the embedded one. */

@@ -6,7 +6,7 @@ import { fetchBlocks } from '../../src/chain/fetch-blocks.js';
 import { fetchBatchTraces } from '../../src/chain/fetch-traces.js';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import type { BlockBundle, BlockTraces } from '../../src/model.js';
-import { blockBatches } from '../../src/indexer/block-batches.js';
+import { blockBatches } from '../../src/indexer/blocks/block-batches.js';
 import { copyRows } from '../../src/store/copy.js';
 import { inTransaction } from '../../src/store/transaction.js';
 import { blockRowSets } from '../../src/store/write-blocks.js';

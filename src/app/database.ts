@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
-import { startEmbeddedPostgres } from '../store/embedded-postgres.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { ping } from '../store/probe.js';
 
 export interface Database {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { buildApi } from '../api/server.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
-import type { Indexer } from '../indexer/indexer.js';
+import type { Indexer } from '../indexer/blocks/indexer.js';
 import { hasSchema } from '../store/probe.js';
 import { openDatabase, type Database } from './database.js';
 import { onShutdownSignal, Resources } from './resources.js';

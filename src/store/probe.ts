@@ -10,3 +10,9 @@ export async function hasSchema(db: Db): Promise<boolean> {
   const { rows } = await db.query<{ blocks: string | null }>("SELECT to_regclass('blocks')::text AS blocks");
   return rows[0]?.blocks != null;
 }
+
+/** Creates the database of this name on the server the connection is to, unless it exists. */
+export async function createDatabaseUnlessExists(db: Db, name: string): Promise<void> {
+  const { rowCount } = await db.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (rowCount === 0) await db.query(`CREATE DATABASE ${name}`);
+}

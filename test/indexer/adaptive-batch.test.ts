@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AdaptiveBatchSize } from '../../src/indexer/adaptive-batch.js';
+import { AdaptiveBatchSize } from '../../src/indexer/blocks/adaptive-batch.js';
 
 test('halves on each failure down to one, and grows back by one per run of successes up to the ceiling', () => {
   const size = new AdaptiveBatchSize(10, 2);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
-import { startIndexer, type IndexerOptions } from '../../src/indexer/indexer.js';
+import { startIndexer, type IndexerOptions } from '../../src/indexer/blocks/indexer.js';
 import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
 

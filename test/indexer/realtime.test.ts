@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
-import { startIndexer, type IndexerOptions } from '../../src/indexer/indexer.js';
+import { startIndexer, type IndexerOptions } from '../../src/indexer/blocks/indexer.js';
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
 import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';

@@ -22,11 +22,11 @@ import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { DemoCaller, DemoERC1155, DemoERC20, DemoERC721 } from '../../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
-import type { BackgroundLoop } from '../../src/indexer/background-loop.js';
-import { type Indexer, ReorgTooDeepError, startIndexer } from '../../src/indexer/indexer.js';
-import { startNftMetadataStage } from '../../src/indexer/nft-metadata-stage.js';
-import { startTokenMetadataStage } from '../../src/indexer/token-metadata-stage.js';
-import { startTraceStage } from '../../src/indexer/trace-stage.js';
+import type { BackgroundLoop } from '../../src/indexer/stages/background-loop.js';
+import { type Indexer, ReorgTooDeepError, startIndexer } from '../../src/indexer/blocks/indexer.js';
+import { startNftMetadataStage } from '../../src/indexer/stages/nft-metadata-stage.js';
+import { startTokenMetadataStage } from '../../src/indexer/stages/token-metadata-stage.js';
+import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { assertSameSnapshot, snapshotDatabase } from '../support/database-snapshot.js';
 import {

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
-import { startIndexer } from '../../src/indexer/indexer.js';
+import { startIndexer } from '../../src/indexer/blocks/indexer.js';
 import { createTestDatabase } from '../support/database.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { testIndexerOptions } from '../support/indexer-options.js';

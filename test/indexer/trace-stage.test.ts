@@ -6,8 +6,8 @@ import { createRpcClient, type RpcCall, type RpcClient } from '../../src/chain/r
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { DemoCaller } from '../../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
-import { startIndexer } from '../../src/indexer/indexer.js';
-import { startTraceStage, type TraceStageOptions } from '../../src/indexer/trace-stage.js';
+import { startIndexer } from '../../src/indexer/blocks/indexer.js';
+import { startTraceStage, type TraceStageOptions } from '../../src/indexer/stages/trace-stage.js';
 import { type RunningApi, collectList, startApi } from '../api/http.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';

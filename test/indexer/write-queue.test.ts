@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWriteQueue } from '../../src/indexer/write-queue.js';
+import { createWriteQueue } from '../../src/indexer/blocks/write-queue.js';
 
 /** A promise to hold the queue with, released by hand. */
 function gate() {

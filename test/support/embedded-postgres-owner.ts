@@ -5,7 +5,7 @@
  * until it is killed.
  */
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/store/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../src/app/embedded-postgres.js';
 
 const dataDir = process.argv[2];
 if (dataDir === undefined) throw new Error('usage: embedded-postgres-owner.ts <dataDir>');

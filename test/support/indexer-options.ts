@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { detectCapabilities } from '../../src/chain/capabilities.js';
 import type { RpcClient } from '../../src/chain/rpc.js';
-import type { IndexerOptions } from '../../src/indexer/indexer.js';
+import type { IndexerOptions } from '../../src/indexer/blocks/indexer.js';
 import type { TestDatabase } from './database.js';
 
 /** Indexer options for tests: small concurrent batches, quick polling and retries, no logs. */

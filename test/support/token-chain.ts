@@ -3,7 +3,7 @@ import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { DemoERC1155 } from '../../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
-import { startIndexer } from '../../src/indexer/indexer.js';
+import { startIndexer } from '../../src/indexer/blocks/indexer.js';
 import type { TestDatabase } from './database.js';
 import { testIndexerOptions } from './indexer-options.js';
 

@@ -1,10 +1,10 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import type { RpcClient } from '../chain/rpc.js';
-import { fetchTxpool } from '../chain/txpool.js';
-import { replacePendingTransactions } from '../store/pending-transactions.js';
+import type { RpcClient } from '../../chain/rpc.js';
+import { fetchTxpool } from '../../chain/txpool.js';
+import { replacePendingTransactions } from '../../store/pending-transactions.js';
 import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
-import type { Backoff, Retry } from './retry.js';
+import type { Backoff, Retry } from '../retry.js';
 
 export interface PendingStageOptions {
   pool: Pool;

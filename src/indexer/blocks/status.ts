@@ -1,6 +1,6 @@
-import type { FailureSource } from '../errors.js';
-import type { Availability, IndexerStatus } from '../model.js';
-import type { FailureReport } from './retry.js';
+import type { FailureSource } from '../../errors.js';
+import type { Availability, IndexerStatus } from '../../model.js';
+import type { FailureReport } from '../retry.js';
 
 const available = (): Availability => ({ available: true, error: null });
 

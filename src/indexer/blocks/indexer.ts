@@ -1,21 +1,21 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import type { NodeCapabilities } from '../chain/capabilities.js';
-import { decodeBlock } from '../chain/decode-block.js';
-import { ChainChangedError } from '../chain/errors.js';
-import { fetchBlocks, fetchHeadNumber } from '../chain/fetch-blocks.js';
-import { fetchBlockHeader } from '../chain/fetch-header.js';
-import { subscribeNewHeads, type NewHeadsSubscription } from '../chain/new-heads.js';
-import type { RpcClient } from '../chain/rpc.js';
-import type { BlockBundle, Hex, IndexerStatus } from '../model.js';
-import { consensusBlockHash, findBrokenLink, findMissingRanges, highestIndexedBlock } from '../store/index-progress.js';
-import { retractBlocksFrom } from '../store/retract-blocks.js';
-import { writeBlockBundles } from '../store/write-blocks.js';
+import type { NodeCapabilities } from '../../chain/capabilities.js';
+import { decodeBlock } from '../../chain/decode-block.js';
+import { ChainChangedError } from '../../chain/errors.js';
+import { fetchBlocks, fetchHeadNumber } from '../../chain/fetch-blocks.js';
+import { fetchBlockHeader } from '../../chain/fetch-header.js';
+import { subscribeNewHeads, type NewHeadsSubscription } from '../../chain/new-heads.js';
+import type { RpcClient } from '../../chain/rpc.js';
+import type { BlockBundle, Hex, IndexerStatus } from '../../model.js';
+import { consensusBlockHash, findBrokenLink, findMissingRanges, highestIndexedBlock } from '../../store/index-progress.js';
+import { retractBlocksFrom } from '../../store/retract-blocks.js';
+import { writeBlockBundles } from '../../store/write-blocks.js';
 import { AdaptiveBatchSize } from './adaptive-batch.js';
 import { blockBatches } from './block-batches.js';
-import { createRetry, type Backoff, type Retry } from './retry.js';
+import { createRetry, type Backoff, type Retry } from '../retry.js';
 import { initialStatus, reportTo } from './status.js';
-import { createWakeup, type Wakeup } from './wakeup.js';
+import { createWakeup, type Wakeup } from '../../lib/wakeup.js';
 import { createWriteQueue } from './write-queue.js';
 
 export interface IndexerOptions {

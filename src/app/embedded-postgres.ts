@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { ConfigError } from '../errors.js';
+import { createDatabaseUnlessExists } from '../store/probe.js';
 
 export type EmbeddedPostgres = {
   /** node-postgres connection string of the `sextant` database, over the server's Unix socket. */
@@ -455,8 +456,7 @@ async function ensureDatabase(pgdata: string): Promise<void> {
   const client = new pg.Client({ host: pgdata, port: PORT, user: SUPERUSER, database: 'postgres' });
   await client.connect();
   try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
-    if (rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
+    await createDatabaseUnlessExists(client, DATABASE);
   } finally {
     await client.end();
   }

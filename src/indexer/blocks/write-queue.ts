@@ -1,4 +1,4 @@
-import { createSerialQueue } from './serial.js';
+import { createSerialQueue } from '../../lib/serial.js';
 
 /** A run's database writes: one at a time, in the order they were queued. */
 export interface WriteQueue<Item> {

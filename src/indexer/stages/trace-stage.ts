@@ -1,13 +1,13 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import type { TraceMethod } from '../chain/capabilities.js';
-import { fetchBatchTraces } from '../chain/fetch-traces.js';
-import type { RpcClient } from '../chain/rpc.js';
-import type { UntracedBlock } from '../model.js';
-import { findUntracedBlocks } from '../store/untraced-blocks.js';
-import { writeBlockTraces } from '../store/write-traces.js';
+import type { TraceMethod } from '../../chain/capabilities.js';
+import { fetchBatchTraces } from '../../chain/fetch-traces.js';
+import type { RpcClient } from '../../chain/rpc.js';
+import type { UntracedBlock } from '../../model.js';
+import { findUntracedBlocks } from '../../store/untraced-blocks.js';
+import { writeBlockTraces } from '../../store/write-traces.js';
 import { startBackgroundLoop, type BackgroundLoop } from './background-loop.js';
-import type { Backoff } from './retry.js';
+import type { Backoff } from '../retry.js';
 
 export interface TraceStageOptions {
   pool: Pool;

@@ -1,12 +1,12 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { createContractCaller } from '../chain/contract-calls.js';
-import type { RpcClient } from '../chain/rpc.js';
-import { readTokenUris } from '../chain/token-uri.js';
-import { type FetchedInstance, type PendingInstance, findInstancesWithoutMetadata, saveInstanceMetadata } from '../store/nft-metadata.js';
+import { createContractCaller } from '../../chain/contract-calls.js';
+import type { RpcClient } from '../../chain/rpc.js';
+import { readTokenUris } from '../../chain/token-uri.js';
+import { type FetchedInstance, type PendingInstance, findInstancesWithoutMetadata, saveInstanceMetadata } from '../../store/nft-metadata.js';
 import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
-import { type NftMetadataOptions, fetchNftMetadata } from './nft-metadata.js';
-import type { Backoff } from './retry.js';
+import { type NftMetadataOptions, fetchNftMetadata } from '../../offchain/nft-metadata.js';
+import type { Backoff } from '../retry.js';
 
 export interface NftMetadataStageOptions {
   pool: Pool;

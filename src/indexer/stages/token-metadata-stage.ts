@@ -1,16 +1,16 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { type ContractCaller, createContractCaller } from '../chain/contract-calls.js';
-import type { RpcClient } from '../chain/rpc.js';
-import { readTokenMetadata, readTotalSupplies } from '../chain/token-metadata.js';
+import { type ContractCaller, createContractCaller } from '../../chain/contract-calls.js';
+import type { RpcClient } from '../../chain/rpc.js';
+import { readTokenMetadata, readTotalSupplies } from '../../chain/token-metadata.js';
 import {
   findTokensWithSupplyMarks,
   findTokensWithoutMetadata,
   saveTokenMetadata,
   saveTotalSupplies,
-} from '../store/token-metadata.js';
+} from '../../store/token-metadata.js';
 import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
-import type { Backoff, Retry } from './retry.js';
+import type { Backoff, Retry } from '../retry.js';
 
 export interface TokenMetadataStageOptions {
   pool: Pool;

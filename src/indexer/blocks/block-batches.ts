@@ -1,4 +1,4 @@
-import type { BlockRange } from '../store/index-progress.js';
+import type { BlockRange } from '../../store/index-progress.js';
 
 /** Splits ranges into batches of at most `size` consecutive block numbers, ascending. */
 export function* blockBatches(ranges: readonly BlockRange[], size: number): Generator<bigint[]> {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { createDrainSignal } from './drain-signal.js';
-import { createRetry, type Backoff, type Retry } from './retry.js';
+import { createDrainSignal } from '../../lib/drain-signal.js';
+import { createRetry, type Backoff, type Retry } from '../retry.js';
 
 /** A stage beside the block pipeline: tracing, token metadata, NFT metadata, the pending pool. */
 export interface BackgroundLoop {
