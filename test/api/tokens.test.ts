@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { decodeFunctionResult, encodeFunctionData, getAddress, parseAbi, type Address, type Hex } from 'viem';
 import { startNftMetadataStage } from '../../src/indexer/nft-metadata-stage.js';
@@ -8,6 +7,7 @@ import { startTokenMetadataStage } from '../../src/indexer/token-metadata-stage.
 import { type TestDatabase, bytea, createTestDatabase } from '../support/database.js';
 import { expectedAddressInfo } from '../support/expected-json.js';
 import { type NodeTransfer, type TokenChain, batchIds, indexTokenChain, repeatedId, startTokenChain } from '../support/token-chain.js';
+import { waitFor } from '../support/wait.js';
 import { type RunningApi, assertFullPages, collectList, queryString, startApi } from './http.js';
 
 let chain: TokenChain;
@@ -435,6 +435,16 @@ async function ownedIds(holder: Address): Promise<(readonly [bigint, bigint])[]>
 
 const ownerAbi = parseAbi(['function ownerOf(uint256) view returns (address)']);
 
+/** Waits until no row of `rowsLeft` (a table and its WHERE clause) is left, saying how many were at the deadline. */
+async function waitForNone(rowsLeft: string, what: string): Promise<void> {
+  let left = -1;
+  await waitFor(
+    async () => (left = Number((await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${rowsLeft}`)).rows[0]!.n)) === 0,
+    () => `${what} (${left} rows of ${rowsLeft} left)`,
+    { intervalMs: 20 },
+  );
+}
+
 test('the metadata stage reads each token contract once; calls that revert leave nulls', async () => {
   const { erc20, erc721, erc1155 } = chain.scenario.contracts;
   const stage = startTokenMetadataStage({
@@ -445,9 +455,7 @@ test('the metadata stage reads each token contract once; calls that revert leave
     pollIntervalMs: 20,
   });
   try {
-    for (let pending = 1; pending > 0; await sleep(20)) {
-      pending = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM tokens WHERE metadata_fetched_at IS NULL')).rows[0]!.n);
-    }
+    await waitForNone('tokens WHERE metadata_fetched_at IS NULL', 'every token contract is read');
   } finally {
     await stage.stop();
   }
@@ -504,9 +512,7 @@ test('the NFT metadata stage fetches each id once, from data: URIs, offline', as
     pollIntervalMs: 20,
   });
   try {
-    for (let pending = 1; pending > 0; await sleep(20)) {
-      pending = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM token_instances WHERE metadata_fetched_at IS NULL')).rows[0]!.n);
-    }
+    await waitForNone('token_instances WHERE metadata_fetched_at IS NULL', "every NFT id's metadata is fetched");
   } finally {
     await stage.stop();
   }

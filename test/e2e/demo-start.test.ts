@@ -2,10 +2,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { type ApiClient, apiClient, assertFullPages, collectList, getOk } from '../support/http-client.js';
 import { runSextant, startSextant, type RunningSextant } from '../support/sextant-process.js';
+import { waitFor } from '../support/wait.js';
 
 // `sextant start` with nothing configured, as `npm start` runs it: the demo chain, indexed into the
 // embedded PostgreSQL, served over HTTP. Only the data directory is a temporary one.
@@ -65,11 +65,15 @@ test('E5 lists the blocks of the demo chain under their miner', async () => {
 
 test('E6 and E7 serve the traces of the demo chain once the trace stage has caught up', async () => {
   let items: any[] = [];
-  for (const started = Date.now(); ; await sleep(200)) {
-    items = await allPages('/api/v2/transactions');
-    if (items.every((t) => t.has_error_in_internal_transactions !== null)) break;
-    assert.ok(Date.now() - started < 30_000, 'every transaction traced within 30 s');
-  }
+  const untraced = () => items.filter((t) => t.has_error_in_internal_transactions === null);
+  await waitFor(
+    async () => {
+      items = await allPages('/api/v2/transactions');
+      return untraced().length === 0;
+    },
+    () => `every transaction is traced (${untraced().length} of ${items.length} not yet)`,
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
   const traces: any[][] = await Promise.all(items.map((t) => getOk(api, `/api/v2/transactions/${t.hash}/raw-trace`)));
   assert.ok(traces.every((trace) => trace.length >= 1));
   assert.deepEqual([...new Set(traces.flat().map((frame) => frame.type))].sort(), ['call', 'create', 'suicide']);
@@ -96,12 +100,17 @@ test('E8, E1, E3 and E4 serve the demo tokens', async () => {
   const collections = await allPages(`/api/v2/addresses/${holder}/nft/collections`);
   assert.ok(collections.some((c) => c.token.type === 'ERC-1155' && c.token_instances.length > 1));
   // Token contracts and NFT metadata are read in the background, the metadata from data: URIs.
-  for (const started = Date.now(); ; await sleep(200)) {
-    const previews = (await allPages(`/api/v2/addresses/${holder}/nft/collections`)).flatMap((c) => c.token_instances);
-    const erc20 = (await allPages(`/api/v2/addresses/${holder}/tokens`, { type: 'ERC-20' }))[0];
-    if (previews.every((p) => p.metadata !== null) && erc20.token.symbol !== null) break;
-    assert.ok(Date.now() - started < 30_000, 'token and NFT metadata within 30 s');
-  }
+  let unread = { previews: 0, symbol: false };
+  await waitFor(
+    async () => {
+      const previews = (await allPages(`/api/v2/addresses/${holder}/nft/collections`)).flatMap((c) => c.token_instances);
+      const erc20 = (await allPages(`/api/v2/addresses/${holder}/tokens`, { type: 'ERC-20' }))[0];
+      unread = { previews: previews.filter((p) => p.metadata === null).length, symbol: erc20.token.symbol === null };
+      return unread.previews === 0 && !unread.symbol;
+    },
+    () => `token and NFT metadata are read (${unread.previews} NFT previews without metadata, ERC-20 symbol ${unread.symbol ? 'not read' : 'read'})`,
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
 
   const nft = transfers.find((t) => t.token.type === 'ERC-721');
   const instance = await api.get(`/api/v2/tokens/${nft.token.address_hash}/instances/${nft.total.token_id}/transfers`);

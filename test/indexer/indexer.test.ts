@@ -6,6 +6,7 @@ import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
 import { startIndexer, type IndexerOptions } from '../../src/indexer/indexer.js';
 import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
+import { waitFor } from '../support/wait.js';
 
 let anvil: AnvilNode;
 let client: RpcClient;
@@ -103,13 +104,13 @@ test('follows new blocks once caught up', async () => {
     assert.equal(indexer.status.phase, 'following');
     const [from, to] = [scenario.accounts.alice, scenario.accounts.bob];
     const hash = await client.request<string>('eth_sendTransaction', [{ from, to, value: '0x1' }]);
-    const deadline = Date.now() + 10_000;
     let found = 0;
-    while (found === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      found = (await db.pool.query('SELECT 1 FROM transactions WHERE hash = $1', [bytea(hash)])).rowCount ?? 0;
-    }
-    assert.equal(found, 1, 'the new transaction is indexed');
+    await waitFor(
+      async () => (found = (await db.pool.query('SELECT 1 FROM transactions WHERE hash = $1', [bytea(hash)])).rowCount ?? 0) > 0,
+      `the new transaction ${hash} is indexed`,
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+    assert.equal(found, 1, 'the new transaction is indexed once');
   } finally {
     await indexer.stop();
     await db.drop();

@@ -2,7 +2,6 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { decodeFunctionResult, encodeFunctionData, parseAbi, type Hex } from 'viem';
 import { createRpcClient } from '../../src/chain/rpc.js';
@@ -11,6 +10,7 @@ import { startNftMetadataStage } from '../../src/indexer/nft-metadata-stage.js';
 import { createTestDatabase } from '../support/database.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { indexTokenChain, startTokenChain } from '../support/token-chain.js';
+import { waitFor } from '../support/wait.js';
 
 let server: Server;
 let base: string;
@@ -86,9 +86,13 @@ test('the NFT metadata stage reads the token URIs of a batch again after the nod
       backoff: { initialMs: 10, maxMs: 50 },
     });
     try {
-      for (let pending = 1; pending > 0; await sleep(20)) {
-        pending = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM token_instances WHERE metadata_fetched_at IS NULL')).rows[0]!.n);
-      }
+      let pending = -1;
+      await waitFor(
+        async () =>
+          (pending = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM token_instances WHERE metadata_fetched_at IS NULL')).rows[0]!.n)) === 0,
+        () => `every NFT id's metadata is fetched (${pending} left)`,
+        { intervalMs: 20 },
+      );
     } finally {
       await stage.stop();
     }
