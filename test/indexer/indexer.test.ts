@@ -62,10 +62,14 @@ test('indexes every block and transaction of the demo chain, exactly once, with 
     const actual = await databaseChain(db);
     assert.deepEqual(actual.blocks, expected.blocks);
     assert.deepEqual(actual.transactions, expected.transactions);
-    assert.ok(scenario.transactions.every((t) => actual.transactions.has(t.hash)), 'every scenario transaction is indexed');
+    assert.deepEqual(
+      scenario.transactions.filter((t) => !actual.transactions.has(t.hash)).map((t) => t.label),
+      [],
+      'scenario transactions not indexed',
+    );
     assert.equal(actual.transactions.get(scenario.revertedTxHash)?.status, '0x0');
     const created = await db.pool.query("SELECT count(*)::int AS n FROM transactions WHERE created_contract IS NOT NULL");
-    assert.ok(created.rows[0].n >= 4, 'the deployments are recorded with their created contracts');
+    assert.ok(created.rows[0].n >= 4, `the deployments are recorded with their created contracts: ${created.rows[0].n} of at least 4`);
     const contracts = await db.pool.query<{ hash: string }>("SELECT '0x' || encode(hash, 'hex') AS hash FROM addresses WHERE is_contract");
     const known = new Set(contracts.rows.map((r) => r.hash));
     for (const address of [scenario.contracts.erc20, scenario.contracts.erc721, scenario.contracts.erc1155, scenario.contracts.caller]) {
