@@ -21,7 +21,7 @@ test('--help lists the commands and the settings', async () => {
   const run = await runSextant(['--help'], {});
   assert.equal(run.code, 0);
   for (const word of ['start', 'index', 'serve', 'migrate', '--rpc-url', 'ETHEREUM_JSONRPC_HTTP_URL', 'DATABASE_URL', 'FIRST_BLOCK']) {
-    assert.ok(run.stdout.includes(word), `--help mentions ${word}`);
+    assert.ok(run.stdout.includes(word), `--help mentions ${word}:\n${run.stdout}`);
   }
 });
 

@@ -45,6 +45,10 @@ function txHash(label: string): Hash {
   return tx.hash;
 }
 
+/** The fields of traces that the tests below look at, to show in a failure. */
+const outline = (calls: Trace[]) =>
+  JSON.stringify(calls.map(({ type, traceAddress, action, result, error }) => ({ type, traceAddress, creationMethod: action.creationMethod, address: action.address, to: action.to, created: result?.address, error })));
+
 async function traces(hash: Hash): Promise<Trace[]> {
   const response = await fetch(node.rpcUrl, {
     method: 'POST',
@@ -62,7 +66,8 @@ test('more than 60 uniquely labelled transactions in more than 60 blocks', async
   assert.equal(labels.size, scenario.transactions.length);
   const blocks = new Set(receipts.map((receipt) => receipt.blockNumber));
   assert.ok(blocks.size > 60, `transactions span only ${blocks.size} blocks`);
-  assert.ok((await client.getBlockNumber()) > 60n);
+  const head = await client.getBlockNumber();
+  assert.ok(head > 60n, `the head is block ${head}`);
 });
 
 test('only the reverted transaction has status 0', () => {
@@ -75,8 +80,9 @@ test('only the reverted transaction has status 0', () => {
 
 test('the uncaught revert happens deep in the call tree', async () => {
   const calls = await traces(scenario.revertedTxHash);
-  assert.ok(Math.max(...calls.map((call) => call.traceAddress.length)) >= 3, 'the revert is not nested');
-  assert.ok(calls.every((call) => call.error !== undefined));
+  const depth = Math.max(...calls.map((call) => call.traceAddress.length));
+  assert.ok(depth >= 3, `the revert is nested only ${depth} deep`);
+  assert.deepEqual(calls.filter((call) => call.error === undefined), [], 'calls of the reverted transaction without an error');
 });
 
 test('the caught revert leaves its transaction successful', async () => {
@@ -86,21 +92,20 @@ test('the caught revert leaves its transaction successful', async () => {
   assert.ok(caught, 'no RevertCaught event');
   const calls = await traces(hash);
   assert.equal(calls.find((call) => call.traceAddress.length === 0)?.error, undefined);
-  assert.ok(calls.some((call) => call.error !== undefined));
+  assert.ok(calls.some((call) => call.error !== undefined), `no call with an error among ${outline(calls)}`);
 });
 
 test('legacy, access-list and EIP-1559 transactions all occur', async () => {
   const transactions = await Promise.all(scenario.transactions.map(({ hash }) => client.getTransaction({ hash })));
   const types = new Set(transactions.map((tx) => tx.type));
-  assert.ok(types.has('legacy'));
-  assert.ok(types.has('eip2930'));
-  assert.ok(types.has('eip1559'));
+  for (const type of ['legacy', 'eip2930', 'eip1559'] as const) assert.ok(types.has(type), `no ${type} transaction among the types ${[...types].join(', ')}`);
 });
 
 test('one block holds several transactions', () => {
   const perBlock = new Map<bigint, number>();
   for (const receipt of receipts) perBlock.set(receipt.blockNumber, (perBlock.get(receipt.blockNumber) ?? 0) + 1);
-  assert.ok(Math.max(...perBlock.values()) >= 5);
+  const most = Math.max(...perBlock.values());
+  assert.ok(most >= 5, `at most ${most} transactions in a block`);
 });
 
 test('the busy account has more than 50 transactions', async () => {
@@ -113,7 +118,7 @@ test('the busy account has more than 50 transactions', async () => {
 test('the ERC-1155 TransferBatch event is logged', () => {
   const logs = receipts.flatMap((receipt) => receipt.logs).filter((log) => log.address === scenario.contracts.erc1155.toLowerCase());
   const batches = parseEventLogs({ abi: DemoERC1155.abi, eventName: 'TransferBatch', logs });
-  assert.ok(batches.length >= 2, 'expected the mintBatch and safeBatchTransferFrom events');
+  assert.ok(batches.length >= 2, `expected the mintBatch and safeBatchTransferFrom events, found ${batches.length} TransferBatch events`);
 });
 
 test('ether moves through internal calls to EOAs', async () => {
@@ -133,7 +138,7 @@ test('the CREATE2 child exists at its predicted address', async () => {
   const predicted = create2ChildAddress(scenario.create2Salts.create2Child);
   assert.equal(scenario.contracts.create2Child, predicted);
   const code = await client.getCode({ address: predicted });
-  assert.ok(code && code.length > 2, 'no code at the CREATE2 address');
+  assert.ok(code && code.length > 2, `no code at the CREATE2 address: ${code}`);
 });
 
 test('the child created and self-destructed in one transaction is gone', async () => {
@@ -141,8 +146,8 @@ test('the child created and self-destructed in one transaction is gone', async (
   assert.equal(scenario.contracts.destroyedChild, predicted);
   const address = predicted.toLowerCase();
   const calls = await traces(txHash('caller spawnAndDestroy child (CREATE2 + selfdestruct)'));
-  assert.ok(calls.some((call) => call.action.creationMethod === 'create2' && call.result?.address === address));
-  assert.ok(calls.some((call) => call.type === 'suicide' && call.action.address === address));
+  assert.ok(calls.some((call) => call.action.creationMethod === 'create2' && call.result?.address === address), `no CREATE2 of ${address} among ${outline(calls)}`);
+  assert.ok(calls.some((call) => call.type === 'suicide' && call.action.address === address), `no selfdestruct of ${address} among ${outline(calls)}`);
   assert.equal(await client.getCode({ address: predicted }), undefined);
   assert.equal(await client.getBalance({ address: predicted }), 0n);
 });
@@ -150,7 +155,7 @@ test('the child created and self-destructed in one transaction is gone', async (
 test('a child destroyed after its creation transaction keeps its code but loses its ether', async () => {
   const address = scenario.contracts.createChild;
   const calls = await traces(txHash('caller destroyChild of CREATE child (selfdestruct)'));
-  assert.ok(calls.some((call) => call.type === 'suicide' && call.action.address === address.toLowerCase()));
+  assert.ok(calls.some((call) => call.type === 'suicide' && call.action.address === address.toLowerCase()), `no selfdestruct of ${address} among ${outline(calls)}`);
   assert.notEqual(await client.getCode({ address }), undefined);
   assert.equal(await client.getBalance({ address }), 0n);
 });
@@ -163,10 +168,11 @@ test('NFT metadata is embedded in the token URIs', async () => {
     args: [1n],
   });
   const prefix = 'data:application/json;base64,';
-  assert.ok(tokenUri.startsWith(prefix));
+  assert.equal(tokenUri.slice(0, prefix.length), prefix);
   const metadata = JSON.parse(Buffer.from(tokenUri.slice(prefix.length), 'base64').toString('utf8'));
   assert.equal(metadata.name, 'Sextant Demo NFT #1');
-  assert.ok(String(metadata.image).startsWith('data:image/svg+xml;base64,'));
+  const svg = 'data:image/svg+xml;base64,';
+  assert.equal(String(metadata.image).slice(0, svg.length), svg);
 
   const itemUri = await client.readContract({
     address: scenario.contracts.erc1155,
@@ -198,7 +204,7 @@ test('stop() terminates the anvil process', async () => {
 
 function assertOneLineError(pattern: RegExp) {
   return (err: unknown) => {
-    assert.ok(err instanceof Error);
+    assert.ok(err instanceof Error, `not an Error: ${String(err)}`);
     assert.doesNotMatch(err.message, /\n/);
     assert.match(err.message, pattern);
     return true;

@@ -98,7 +98,7 @@ test('first start creates the sextant database, served on the Unix socket only',
       );
       assert.deepEqual(rows, [{ database: 'sextant', tcp: '', one: 1 }]);
       await assert.rejects(startEmbeddedPostgres({ dataDir }), (error: Error) => {
-        assert.ok(error instanceof ConfigError);
+        assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`);
         assert.match(error.message, /is in use by another Sextant process/);
         return true;
       });
@@ -144,7 +144,7 @@ test('a server orphaned by a kill -9 of its owner and supervisor is stopped and 
     const owner = await startOwner(dataDir);
     const orphan = Number((await readFile(postmasterPidFile(dataDir), 'utf8')).split('\n')[0]);
     const supervisors = (await processesOf(dataDir)).filter((pid) => pid !== orphan && pid !== owner.pid);
-    assert.ok(supervisors.length > 0, 'the server runs under a supervisor');
+    assert.notEqual(supervisors.length, 0, 'the server runs under a supervisor');
     for (const pid of supervisors) process.kill(pid, 'SIGKILL');
     await kill(owner, 'SIGKILL');
     // A killed process stays listed until the kernel has torn it down.
@@ -153,7 +153,8 @@ test('a server orphaned by a kill -9 of its owner and supervisor is stopped and 
 
     const server = await startEmbeddedPostgres({ dataDir });
     try {
-      assert.equal((await processesOf(dataDir)).includes(orphan), false, 'the orphan is stopped');
+      const running = await processesOf(dataDir);
+      assert.equal(running.includes(orphan), false, `the orphan ${orphan} is stopped; running: ${running.join(', ')}`);
       assert.deepEqual(await query(server.connectionString, 'SELECT note FROM marks'), [{ note: ownerNote }]);
     } finally {
       await server.stop();
@@ -166,7 +167,7 @@ test('a second start on a data directory in use by another process is refused', 
     const owner = await startOwner(dataDir);
     try {
       await assert.rejects(startEmbeddedPostgres({ dataDir }), (error: Error) => {
-        assert.ok(error instanceof ConfigError);
+        assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`);
         assert.equal(
           error.message,
           `data directory ${dataDir} is in use by another Sextant process (pid ${owner.pid}): stop it first, or choose another with SEXTANT_DATA_DIR or --data-dir`,
@@ -210,7 +211,7 @@ test('a data directory too long a path for the Unix socket is refused with a one
   withDataDir(async (dataDir) => {
     const deep = path.join(dataDir, 'x'.repeat(100));
     await assert.rejects(startEmbeddedPostgres({ dataDir: deep }), (error: Error) => {
-      assert.ok(error instanceof ConfigError);
+      assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`);
       assert.match(error.message, /^data directory .* is too long a path for PostgreSQL's Unix socket \(\d+ bytes, at most 107\)/);
       assert.doesNotMatch(error.message, /\n/);
       return true;

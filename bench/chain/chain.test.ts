@@ -142,6 +142,6 @@ describe('loadBenchChain', () => {
       assert.equal(cold.path, endpoint.coldPath!(chain.keys), `${endpoint.id} finds the generated cold key`);
       assert.ok(cold.items > pageSize && cold.items < hot.items, `${endpoint.id}: cold ${cold.items} items, hot ${hot.items}`);
     }
-    assert.ok(lines.some((line) => line.includes(`loaded ${BLOCKS} blocks`)));
+    assert.ok(lines.some((line) => line.includes(`loaded ${BLOCKS} blocks`)), `no line says loaded ${BLOCKS} blocks:\n${lines.join('\n')}`);
   });
 });

@@ -77,7 +77,7 @@ test('E6 serves the recorded trace_block frames of each transaction as recorded 
   for (const { number, traces } of recordedParityBlocks) {
     const byTransaction = new Map<string, any[]>();
     for (const t of traces.filter((t) => t.type !== 'reward')) byTransaction.set(t.transactionHash, [...(byTransaction.get(t.transactionHash) ?? []), t]);
-    assert.ok(byTransaction.size > 50, `block ${number}`);
+    assert.ok(byTransaction.size > 50, `block ${number}: ${byTransaction.size} traced transactions`);
     for (const [hash, recorded] of byTransaction) {
       const { status, body } = await api.get(`/api/v2/transactions/${hash}/raw-trace`);
       assert.equal(status, 200);
@@ -87,7 +87,7 @@ test('E6 serves the recorded trace_block frames of each transaction as recorded 
     }
   }
   const kinds = new Set(recordedParityBlocks.flatMap((b) => b.traces.map((t) => t.type)));
-  assert.ok(kinds.has('create') && kinds.has('suicide'));
+  assert.ok(kinds.has('create') && kinds.has('suicide'), `trace types: ${[...kinds].join(', ')}`);
 });
 
 /** The callTracer tree in depth-first order, each frame with the path that leads to it. */
@@ -153,7 +153,10 @@ test('the top-level frame gives each transaction its error and revert data, deep
     has_error: row.has_error,
   }));
   assert.deepEqual(stored, expected);
-  assert.ok(expected.some((e) => e.error !== null) && expected.some((e) => e.has_error));
+  assert.ok(
+    expected.some((e) => e.error !== null) && expected.some((e) => e.has_error),
+    `${expected.filter((e) => e.error !== null).length} failed transactions, ${expected.filter((e) => e.has_error).length} with a failed internal call`,
+  );
 });
 
 test('a reward trace is the block reward E5 shows, with the block\'s transaction fees for its miner', async () => {

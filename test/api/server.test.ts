@@ -121,7 +121,7 @@ test('no input, however malformed, gets a 500', async () => {
     const response = await rawGet(api.base, path);
     assert.ok(response.status < 500, `${path}: ${response.status} ${response.body}`);
     const body = JSON.parse(response.body) as Record<string, unknown>;
-    assert.ok('items' in body || 'message' in body || 'errors' in body, path);
+    assert.ok('items' in body || 'message' in body || 'errors' in body, `${path}: ${response.body}`);
     assert.doesNotMatch(response.body, /\bat .*\.(ts|js):\d+/, 'no stack trace');
   }
 });

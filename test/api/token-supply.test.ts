@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { createPublicClient, createWalletClient, getAddress, http, parseEther, type Address, type Hex } from 'viem';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
@@ -12,6 +11,7 @@ import type { BackgroundLoop } from '../../src/indexer/stages/background-loop.js
 import { startTokenMetadataStage } from '../../src/indexer/stages/token-metadata-stage.js';
 import { type TestDatabase, bytea, createTestDatabase } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
+import { waitFor } from '../support/wait.js';
 import { type RunningApi, collectList, startApi } from './http.js';
 
 /** The demo chain indexed as it grows, with the token metadata stage running beside the indexer. */
@@ -72,10 +72,17 @@ async function supplyMark(token: Address): Promise<string | null> {
 /** Waits until the indexer has the node's head and the stage has no supply left to refresh. */
 async function settle(token: Address): Promise<void> {
   const head = BigInt(await client.request<Hex>('eth_blockNumber', []));
-  for (let tries = 0; (await indexedHead()) < head || (await supplyMark(token)) !== null; tries++) {
-    assert.ok(tries < 500, 'the indexer and the metadata stage settle');
-    await sleep(20);
-  }
+  let indexed = -1n;
+  let mark: string | null | undefined;
+  await waitFor(
+    async () => {
+      indexed = await indexedHead();
+      mark = indexed < head ? undefined : await supplyMark(token);
+      return mark === null;
+    },
+    () => `the indexer and the metadata stage settle (indexed head ${indexed} of ${head}, supply mark ${mark ?? 'not read'})`,
+    { timeoutMs: 15_000, intervalMs: 20 },
+  );
 }
 
 async function send(write: (wallet: ReturnType<typeof createWalletClient>) => Promise<Hex>): Promise<void> {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { decodeFunctionResult, encodeFunctionData, getAddress, parseAbi, type Address, type Hex } from 'viem';
 import { startNftMetadataStage } from '../../src/indexer/stages/nft-metadata-stage.js';
@@ -8,6 +7,7 @@ import { startTokenMetadataStage } from '../../src/indexer/stages/token-metadata
 import { type TestDatabase, bytea, createTestDatabase } from '../support/database.js';
 import { expectedAddressInfo } from '../support/expected-json.js';
 import { type NodeTransfer, type TokenChain, batchIds, indexTokenChain, repeatedId, startTokenChain } from '../support/token-chain.js';
+import { waitFor } from '../support/wait.js';
 import { type RunningApi, assertFullPages, collectList, queryString, startApi } from './http.js';
 
 let chain: TokenChain;
@@ -67,7 +67,7 @@ test('E8: every filter, type and token value, paged through ERC-1155 batches wit
   }
   assert.ok(crossedBatch, 'some page ends inside an ERC-1155 batch');
   const dave60 = await collectList(api, `/api/v2/addresses/${dave}/token-transfers`, { token: erc1155, filter: 'to' });
-  assert.ok(dave60.items.length >= batchIds.length);
+  assert.ok(dave60.items.length >= batchIds.length, `${dave60.items.length} transfers to ${dave}, at least ${batchIds.length}`);
   assert.equal(new Set(dave60.items.map(keyOfItem)).size, dave60.items.length);
   // An unknown address, or a token with no transfers, is an empty list.
   const unknown = await api.get(`/api/v2/addresses/0x${'ab'.repeat(20)}/token-transfers?token=${erc20}`);
@@ -436,6 +436,16 @@ async function ownedIds(holder: Address): Promise<(readonly [bigint, bigint])[]>
 
 const ownerAbi = parseAbi(['function ownerOf(uint256) view returns (address)']);
 
+/** Waits until no row of `rowsLeft` (a table and its WHERE clause) is left, saying how many were at the deadline. */
+async function waitForNone(rowsLeft: string, what: string): Promise<void> {
+  let left = -1;
+  await waitFor(
+    async () => (left = Number((await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${rowsLeft}`)).rows[0]!.n)) === 0,
+    () => `${what} (${left} rows of ${rowsLeft} left)`,
+    { intervalMs: 20 },
+  );
+}
+
 test('the metadata stage reads each token contract once; calls that revert leave nulls', async () => {
   const { erc20, erc721, erc1155 } = chain.scenario.contracts;
   const stage = startTokenMetadataStage({
@@ -446,9 +456,7 @@ test('the metadata stage reads each token contract once; calls that revert leave
     pollIntervalMs: 20,
   });
   try {
-    for (let pending = 1; pending > 0; await sleep(20)) {
-      pending = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM tokens WHERE metadata_fetched_at IS NULL')).rows[0]!.n);
-    }
+    await waitForNone('tokens WHERE metadata_fetched_at IS NULL', 'every token contract is read');
   } finally {
     await stage.stop();
   }
@@ -490,8 +498,8 @@ test('E1 after the token metadata stage: the names read order the balances, on e
   const { rows } = await db.pool.query<{ address: string; name: string }>(
     "SELECT '0x' || encode(address, 'hex') AS address, name FROM tokens WHERE name IS NOT NULL",
   );
-  assert.ok(rows.length >= 2, 'the metadata stage named the ERC-20 and ERC-721 tokens');
-  assert.ok(await assertE1Lists(new Map(rows.map((r) => [r.address, r.name]))));
+  assert.ok(rows.length >= 2, `the metadata stage named the ERC-20 and ERC-721 tokens: named ${JSON.stringify(rows)}`);
+  assert.ok(await assertE1Lists(new Map(rows.map((r) => [r.address, r.name]))), 'some holder has more than one page');
 });
 
 test('the NFT metadata stage fetches each id once, from data: URIs, offline', async () => {
@@ -505,9 +513,7 @@ test('the NFT metadata stage fetches each id once, from data: URIs, offline', as
     pollIntervalMs: 20,
   });
   try {
-    for (let pending = 1; pending > 0; await sleep(20)) {
-      pending = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM token_instances WHERE metadata_fetched_at IS NULL')).rows[0]!.n);
-    }
+    await waitForNone('token_instances WHERE metadata_fetched_at IS NULL', "every NFT id's metadata is fetched");
   } finally {
     await stage.stop();
   }
@@ -522,7 +528,7 @@ test('the NFT metadata stage fetches each id once, from data: URIs, offline', as
   const { bob } = chain.scenario.accounts;
   const collections = (await collectList(api, `/api/v2/addresses/${bob}/nft/collections`)).items;
   const previews = collections.flatMap((c) => c.token_instances.map((p: any) => ({ token: c.token.address_hash, preview: p })));
-  assert.ok(previews.length >= 3);
+  assert.ok(previews.length >= 3, `${previews.length} NFT previews`);
   for (const { token, preview } of previews) {
     const metadata = await expectedMetadata(token === getAddress(erc721) ? erc721 : erc1155, BigInt(preview.id));
     assert.deepEqual(preview.metadata, metadata, `${token} #${preview.id}`);

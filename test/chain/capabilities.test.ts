@@ -76,7 +76,7 @@ test('an unreachable node is a NodeUnavailableError naming the URL and ETHEREUM_
   await node.stop();
   const client = createRpcClient({ url: node.url, timeoutMs: 500, retryCount: 1, retryDelayMs: 5 });
   await assert.rejects(detectCapabilities(client), (error: unknown) => {
-    assert.ok(error instanceof NodeUnavailableError);
+    assert.ok(error instanceof NodeUnavailableError, `not a NodeUnavailableError: ${String(error)}`);
     assert.ok(error.message.includes(node.url), error.message);
     assert.match(error.message, /check ETHEREUM_JSONRPC_HTTP_URL/);
     return true;

@@ -65,7 +65,7 @@ test('a block the node does not have is a BlockNotFoundError', async (t) => {
   const client = createRpcClient({ url: node.url });
   for (const blockReceipts of [true, false]) {
     await assert.rejects(fetchBlocks(client, { blockReceipts }, [MAINNET_BLOCK_NUMBER, 18_000_001n]), (error: unknown) => {
-      assert.ok(error instanceof BlockNotFoundError);
+      assert.ok(error instanceof BlockNotFoundError, `not a BlockNotFoundError: ${String(error)}`);
       assert.equal(error.blockNumber, 18_000_001n);
       assert.equal(error.method, 'eth_getBlockByNumber');
       return true;
@@ -126,13 +126,13 @@ test('anvil: a block of mixed transactions decodes the same with and without blo
     ],
   );
   const [created, reverted] = [transactions[1]?.createdContract, transactions[2]?.createdContract];
-  assert.ok(created && reverted);
+  assert.ok(created && reverted, `created contracts: ${created}, ${reverted}`);
   assert.equal(logs.length, 1);
   assert.equal(logs[0]?.address, created);
   assert.deepEqual(addresses, [{ hash: created, isContract: true }]);
 
   const baseFee = block.baseFeePerGas;
-  assert.ok(baseFee !== null && baseFee > 0n);
+  assert.ok(baseFee !== null && baseFee > 0n, `base fee ${baseFee}`);
   const gasUsed = transactions.reduce((sum, transaction) => sum + transaction.gasUsed, 0n);
   assert.equal(gasUsed, block.gasUsed);
   assert.equal(block.burntFees, gasUsed * baseFee);

@@ -113,7 +113,10 @@ test('a node that refuses block tracing is traced one transaction at a time, to 
   for (const [method, block] of [['trace_block', parityBlock], ['debug_traceBlockByNumber', callTracerBlock]] as const) {
     const whole = await fetchBlockTraces(byBlock, method, block);
     const single = await fetchBlockTraces(byTransaction, method, block);
-    assert.ok(whole.internalTransactions.length > block.transactionHashes.length, method);
+    assert.ok(
+      whole.internalTransactions.length > block.transactionHashes.length,
+      `${method}: ${whole.internalTransactions.length} frames for ${block.transactionHashes.length} transactions`,
+    );
     assert.deepEqual(single.internalTransactions, whole.internalTransactions, method);
   }
   const methods = new Set(transactionNode.requests.map((r) => r.method));
@@ -135,7 +138,10 @@ for (const method of ['trace_block', 'debug_traceBlockByNumber'] as const) {
     assert.deepEqual(etlNode.httpRequests.slice(before), [{ calls: etlUntraced.length, batch: true }]);
     assert.deepEqual(batch.map((traces) => [traces.blockHash, traces.blockNumber]), etlUntraced.map((block) => [block.hash, block.number]));
     for (const [i, { block }] of etlBlocks.entries()) {
-      assert.ok(batch[i]!.internalTransactions.length >= block.transactionHashes.length);
+      assert.ok(
+        batch[i]!.internalTransactions.length >= block.transactionHashes.length,
+        `block ${block.number}: ${batch[i]!.internalTransactions.length} frames for ${block.transactionHashes.length} transactions`,
+      );
       assert.deepEqual(new Set(batch[i]!.internalTransactions.map((t) => t.transactionHash)), new Set(block.transactionHashes));
       assert.equal(batch[i]!.rewards.length, method === 'trace_block' ? 1 : 0);
     }

@@ -53,7 +53,7 @@ test('a method the node does not serve is an RpcError, not retried', async (t) =
   t.after(() => node.stop());
   const client = createRpcClient({ url: node.url, ...fastRetries });
   await assert.rejects(client.request('trace_block', ['0x1']), (error: unknown) => {
-    assert.ok(error instanceof RpcError);
+    assert.ok(error instanceof RpcError, `not an RpcError: ${String(error)}`);
     assert.equal(error.code, -32601);
     assert.equal(error.method, 'trace_block');
     assert.equal(error.nodeMessage, 'the method trace_block does not exist/is not available');
@@ -72,7 +72,7 @@ test('in a batch, the first refused call rejects the whole batch with its RpcErr
     { method: 'trace_block', params: ['0x1'] },
   ];
   await assert.rejects(client.batch(calls), (error: unknown) => {
-    assert.ok(error instanceof RpcError);
+    assert.ok(error instanceof RpcError, `not an RpcError: ${String(error)}`);
     assert.equal(error.method, 'debug_traceBlockByNumber');
     assert.equal(error.code, -32601);
     return true;
@@ -89,7 +89,8 @@ test('batchSettled answers each call on its own: results, and RpcErrors for the 
     { method: 'eth_getBlockByNumber', params: ['0x1', false] },
     { method: 'eth_blockNumber', params: [] },
   ]);
-  assert.ok(answers[0] instanceof RpcError && answers[0].method === 'trace_block');
+  assert.ok(answers[0] instanceof RpcError, `not an RpcError: ${String(answers[0])}`);
+  assert.equal(answers[0].method, 'trace_block');
   assert.deepEqual(answers.slice(1), [{ number: '0x1' }, '0x112a880']);
   assert.equal(node.httpRequests.length, 2, 'a refusal does not stop the later chunks');
 });
@@ -128,7 +129,7 @@ test('a node still failing after the retries is a NodeUnavailableError', async (
   t.after(() => node.stop());
   const client = createRpcClient({ url: node.url, retryCount: 2, ...fastRetries });
   await assert.rejects(client.request('eth_blockNumber', []), (error: unknown) => {
-    assert.ok(error instanceof NodeUnavailableError);
+    assert.ok(error instanceof NodeUnavailableError, `not a NodeUnavailableError: ${String(error)}`);
     assert.equal(error.attempts, 3);
     assert.equal(error.url, node.url);
     assert.match(error.message, /after 3 attempts \(HTTP 503\)/);
@@ -148,7 +149,7 @@ test('a closed port is a NodeUnavailableError naming the URL and the setting to 
   const url = `http://127.0.0.1:${await closedPort()}`;
   const client = createRpcClient({ url, timeoutMs: 500, retryCount: 1, ...fastRetries });
   await assert.rejects(client.request('eth_blockNumber', []), (error: unknown) => {
-    assert.ok(error instanceof NodeUnavailableError);
+    assert.ok(error instanceof NodeUnavailableError, `not a NodeUnavailableError: ${String(error)}`);
     assert.equal(error.attempts, 2);
     assert.ok(error.message.includes(url), error.message);
     assert.match(error.message, /ECONNREFUSED/);
@@ -162,10 +163,10 @@ test('a malformed URL is a ConfigError naming it and the fix', () => {
     assert.throws(
       () => createRpcClient({ url }),
       (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
+        assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`);
         assert.ok(error.message.includes(`"${url}"`), error.message);
         assert.match(error.message, /set ETHEREUM_JSONRPC_HTTP_URL to the node's http\(s\) endpoint/);
-        assert.ok(!error.message.includes('\n'));
+        assert.doesNotMatch(error.message, /\n/);
         return true;
       },
     );

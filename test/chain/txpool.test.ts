@@ -120,7 +120,7 @@ test('a malformed entry is left out and named; the rest of the pool is kept', ()
     transactions.map((t) => t.hash).sort(),
     [...pendingHashes, queuedHash].filter((hash) => hash !== entry.hash).sort(),
   );
-  assert.ok(otherSender !== undefined);
+  assert.notEqual(otherSender, undefined);
   assert.deepEqual(
     malformed.map((error) => error.message),
     [

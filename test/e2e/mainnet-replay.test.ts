@@ -81,7 +81,7 @@ test('every answer of every endpoint about block 18,000,000 has the shape of Blo
 
 test('the node was asked only for what a pruned node serves, and nothing else was needed', () => {
   const methods = new Set(node.requests.map((r) => r.method));
-  assert.ok(methods.has('eth_getBlockByNumber') && methods.has('eth_getBlockReceipts'));
+  assert.ok(methods.has('eth_getBlockByNumber') && methods.has('eth_getBlockReceipts'), `methods asked for: ${[...methods].join(', ')}`);
   // INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER is set: no trace was asked for.
   assert.deepEqual([...methods].filter((m) => m.startsWith('trace_') || m.startsWith('debug_')), []);
 });

@@ -145,7 +145,9 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
     const list = await collectList(api, '/api/v2/transactions', { filter: 'pending' });
     const seen = await insertedAt();
     for (const hash of stillPending) assert.equal(seen.get(hash), firstSeen.get(hash), `${hash} keeps the time it was first seen`);
-    for (const hash of [replacement, ...fillers]) assert.ok(seen.get(hash)! > firstSeen.get(legacy)!, `${hash} was seen later`);
+    for (const hash of [replacement, ...fillers]) {
+      assert.ok(seen.get(hash)! > firstSeen.get(legacy)!, `${hash} was seen later: at ${seen.get(hash)}, the first at ${firstSeen.get(legacy)}`);
+    }
     const ordered = [...expected].sort((a, b) => {
       const [at, bt] = [seen.get(a)!, seen.get(b)!];
       return at === bt ? (a < b ? 1 : -1) : at < bt ? 1 : -1;
@@ -207,7 +209,7 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
     }
     for (const hash of [replaced, dropped]) {
       assert.equal(await receipt(hash), null, `${hash} was never mined`);
-      assert.equal(validated.some((item: { hash: Hex }) => item.hash === hash), false);
+      assert.deepEqual(validated.filter((item: { hash: Hex }) => item.hash === hash), [], `${hash} is not listed as validated`);
     }
   } finally {
     await stage.stop();
@@ -257,7 +259,7 @@ test('a snapshot saved while a block write is in flight waits for it, then leave
     assert.equal(saved, false);
     await blockWrite.query('COMMIT');
     assert.deepEqual(await snapshot, { added: 0, removed: 0 });
-    assert.equal((await insertedAt()).has(hash), false);
+    assert.equal((await insertedAt()).get(hash), undefined, `${hash} is not listed as pending`);
   } finally {
     await blockWrite.query('ROLLBACK').catch(() => undefined);
     await blockWrite.query('DELETE FROM transactions WHERE hash = $1', [bytea(hash)]);

@@ -388,7 +388,7 @@ async function reorgRound(
   assert.equal(live.indexer.status.phase, 'following');
 
   const lostTransactions = replaced.transactions.filter((hash) => !final.transactions.includes(hash));
-  assert.ok(lostTransactions.length >= depth * 4, 'the replaced branch had transactions of its own');
+  assert.ok(lostTransactions.length >= depth * 4, `the replaced branch had transactions of its own: ${lostTransactions.length}, at least ${depth * 4}`);
   const lostSubjects: ChainSubjects = {
     addresses: replaced.deployed === null ? [] : [replaced.deployed],
     tokens: [],

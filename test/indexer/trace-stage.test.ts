@@ -127,7 +127,7 @@ test('E6 serves every transaction trace as the node writes it', async () => {
     assert.deepEqual(body, expected, label);
   }
   const types = new Set(nodeTraces.map((t) => t.type));
-  assert.ok(types.has('create') && types.has('suicide'));
+  assert.ok(types.has('create') && types.has('suicide'), `trace types: ${[...types].join(', ')}`);
 });
 
 test('E6 answers [] for a pool transaction and 404 for an unknown one', async () => {
@@ -226,7 +226,7 @@ test('traces set the transaction error, has_error_in_internal_transactions and t
   const byHash = new Map(items.map((t: any) => [t.hash, t]));
   const reverted = byHash.get(scenario.revertedTxHash);
   assert.equal(reverted.result, nodeTraces.find((t) => t.transactionHash === scenario.revertedTxHash && t.traceAddress.length === 0)!.error);
-  assert.ok(reverted.revert_reason !== null);
+  assert.notEqual(reverted.revert_reason, null);
   assert.equal(byHash.get(txHash('caller probe with caught inner revert')).has_error_in_internal_transactions, true);
   assert.equal(byHash.get(txHash('caller split ether among payees')).has_error_in_internal_transactions, false);
   const created = await collectList(api, `/api/v2/addresses/${scenario.contracts.create2Child}/internal-transactions`, { filter: 'to' });

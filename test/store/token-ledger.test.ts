@@ -124,8 +124,9 @@ test('batches written out of order leave each NFT with the owner of its latest t
   await writeBlockBundles(db.pool, [later!]);
   await writeBlockBundles(db.pool, [earlier!]);
   assert.equal(await owner(art, 9n), bob);
-  assert.ok((await balances()).includes(`${hex(bob)} ${hex(art)} 1`));
-  assert.ok(!(await balances()).some((row) => row.startsWith(`${hex(alice)} ${hex(art)}`)));
+  const rows = await balances();
+  assert.ok(rows.includes(`${hex(bob)} ${hex(art)} 1`), `bob holds the NFT; the balances: ${rows.join('; ')}`);
+  assert.deepEqual(rows.filter((row) => row.startsWith(`${hex(alice)} ${hex(art)}`)), [], 'alice holds none of it');
 });
 
 test('mints and burns mark a token for a supply refresh; the refresh clears only the mark it read under', async () => {
@@ -197,13 +198,19 @@ test('NFT metadata read before a retraction is not saved over the request the re
   assert.deepEqual(await pendingIds(), []);
 });
 
-/** The holder's E1 list read page by page, each page after the previous page's last row. */
+/**
+ * The holder's E1 list read page by page, each page after the previous page's last row. A row listed
+ * twice (each names a distinct balance) fails at once: the pages would not move on, and never end.
+ */
 async function listedInPages(holder: Address, pageSize: number): Promise<string[]> {
   const listed: string[] = [];
   let after: TokenBalanceKeyset | null = null;
   for (;;) {
     const rows = await listTokenBalances(db.pool, holder, [], after, pageSize);
-    listed.push(...rows.map((r) => `${r.token.name ?? '-'} ${r.token.type} ${hex(r.token.address)} ${r.tokenId ?? '-'} ${r.value}`));
+    for (const row of rows.map((r) => `${r.token.name ?? '-'} ${r.token.type} ${hex(r.token.address)} ${r.tokenId ?? '-'} ${r.value}`)) {
+      assert.ok(!listed.includes(row), `the page after ${JSON.stringify(after, (_, v) => (typeof v === 'bigint' ? `${v}` : v))} lists again: ${row}\nlisted before: ${listed.join('; ')}`);
+      listed.push(row);
+    }
     if (rows.length < pageSize) return listed;
     const last = rows.at(-1)!;
     after = { value: last.value, tokenName: last.token.name, tokenType: last.token.type, tokenAddress: last.token.address, tokenId: last.tokenId };

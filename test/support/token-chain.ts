@@ -48,6 +48,8 @@ export interface TokenChain {
   transfers: NodeTransfer[];
 }
 
+const RECEIPT_TIMEOUT_MS = 30_000;
+
 async function sendBatches(rpcUrl: string, scenario: ScenarioResult): Promise<void> {
   const { carol, dave, deployer } = scenario.accounts;
   const wallet = createWalletClient({ transport: http(rpcUrl) });
@@ -73,7 +75,20 @@ async function sendBatches(rpcUrl: string, scenario: ScenarioResult): Promise<vo
     args: [carol, dave, repeatedSend.ids, repeatedSend.amounts, '0x'],
   });
   const client = createPublicClient({ transport: http(rpcUrl) });
-  for (const hash of [mint, send, mintRepeated, sendRepeated]) await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+  const sent = {
+    'the batch mint': mint,
+    'the batch transfer': send,
+    'the batch mint listing an id twice': mintRepeated,
+    'the batch transfer listing an id twice': sendRepeated,
+  };
+  for (const [what, hash] of Object.entries(sent)) {
+    // anvil mines each transaction as it comes: a receipt missing after 30 s is a transaction left in
+    // its pool, which the pool's status shows.
+    await client.waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: RECEIPT_TIMEOUT_MS }).catch(async (error: unknown) => {
+      const pool = await createRpcClient({ url: rpcUrl }).request<unknown>('txpool_status', []).catch((e: unknown) => String(e));
+      throw new Error(`${what} (${hash}) was not mined within ${RECEIPT_TIMEOUT_MS} ms; anvil's pool: ${JSON.stringify(pool)}`, { cause: error });
+    });
+  }
 }
 
 interface RpcLog {
@@ -114,12 +129,18 @@ async function nodeTransfers(client: RpcClient): Promise<NodeTransfer[]> {
   return transfers.map((t) => ({ ...t, token: t.token.toLowerCase() as Address, from: t.from.toLowerCase() as Address, to: t.to.toLowerCase() as Address }));
 }
 
+/** The chain above on a new anvil; if it cannot be set up, anvil is stopped (else the test file would never end). */
 export async function startTokenChain(): Promise<TokenChain> {
   const anvil = await startAnvil();
-  const scenario = await runScenario(anvil.rpcUrl);
-  await sendBatches(anvil.rpcUrl, scenario);
-  const client = createRpcClient({ url: anvil.rpcUrl });
-  return { anvil, client, scenario, transfers: await nodeTransfers(client) };
+  try {
+    const scenario = await runScenario(anvil.rpcUrl);
+    await sendBatches(anvil.rpcUrl, scenario);
+    const client = createRpcClient({ url: anvil.rpcUrl });
+    return { anvil, client, scenario, transfers: await nodeTransfers(client) };
+  } catch (error) {
+    await anvil.stop();
+    throw error;
+  }
 }
 
 /** Indexes the whole chain into the database. */

@@ -43,7 +43,7 @@ test('the ethereum-etl blocks recorded in both formats normalise to the same int
     const fromParity = decodeParityTraces(parity, parity[0].blockHash, complain).internalTransactions;
     const hashes = new Map(fromParity.map((t) => [t.transactionIndex, t.transactionHash]));
     const fromCallTracer = callTracer.flatMap((entry, i) => flattenCallFrame(entry.result, i, hashes.get(i)!, complain));
-    assert.ok(fromParity.length > 1, name);
+    assert.ok(fromParity.length > 1, `${name}: ${fromParity.length} internal transactions`);
     assert.deepEqual(fromCallTracer.map(comparable), fromParity.map(comparable), name);
   }
 });
