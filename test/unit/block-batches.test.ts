@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blockBatches } from '../../src/indexer/block-batches.js';
+import { blockBatches } from '../../src/indexer/blocks/block-batches.js';
 
 // How the indexer splits the ranges it is missing into batches (src/indexer/block-batches.ts).
 
