@@ -50,7 +50,7 @@ function transactionOutcomes(frames: readonly InternalTransactionRecord[]): Tran
 }
 
 /** Minted rewards per (address, type), the validator's with the block's transaction fees, as Blockscout records them. */
-function rewardRows(rewards: readonly BlockRewardRecord[]): BlockRewardRecord[] {
+function summedRewards(rewards: readonly BlockRewardRecord[]): BlockRewardRecord[] {
   const byKey = new Map<string, BlockRewardRecord>();
   for (const reward of rewards) {
     const key = `${reward.address}:${reward.type}`;
@@ -62,7 +62,7 @@ function rewardRows(rewards: readonly BlockRewardRecord[]): BlockRewardRecord[] 
 
 /** The blocks' rewards in one statement, each validator's with its block's transaction fees. */
 async function writeRewards(client: PoolClient, blocks: readonly BlockTraces[]): Promise<void> {
-  const rows = blocks.flatMap((traces) => rewardRows(traces.rewards).map((r) => ({ ...r, blockHash: traces.blockHash })));
+  const rows = blocks.flatMap((traces) => summedRewards(traces.rewards).map((r) => ({ ...r, blockHash: traces.blockHash })));
   if (rows.length === 0) return;
   await client.query(
     `INSERT INTO block_rewards (block_hash, address, type, reward)

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { Address, Hex } from '../../model.js';
-import type { TokenTransferRow } from '../../store/read/token-transfers.js';
+import type { TokenTransferItem } from '../../store/read/token-transfers.js';
 import { knownMethodName } from '../known-methods.js';
 import { Nullable, Timestamp } from '../schemas.js';
 import { AddressInfoSchema, addressInfo } from './address-info.js';
@@ -47,30 +47,30 @@ function method(input: Hex): string | null {
   return knownMethodName(selector) ?? selector;
 }
 
-function total(row: TokenTransferRow): TokenTransfer['total'] {
-  const decimals = row.token.decimals?.toString() ?? null;
-  const value = row.amount.toString();
-  if (row.token.type === 'ERC-20') return { decimals, value };
-  const tokenId = row.tokenId?.toString() ?? null;
+function total(item: TokenTransferItem): TokenTransfer['total'] {
+  const decimals = item.token.decimals?.toString() ?? null;
+  const value = item.amount.toString();
+  if (item.token.type === 'ERC-20') return { decimals, value };
+  const tokenId = item.tokenId?.toString() ?? null;
   const instance =
-    row.instance === null || row.tokenId === null ? null : tokenInstanceView(row.tokenId, row.instance.metadata, tokenView(row.token));
-  if (row.token.type === 'ERC-721') return { token_id: tokenId, token_instance: instance };
+    item.instance === null || item.tokenId === null ? null : tokenInstanceView(item.tokenId, item.instance.metadata, tokenView(item.token));
+  if (item.token.type === 'ERC-721') return { token_id: tokenId, token_instance: instance };
   return { decimals, token_id: tokenId, token_instance: instance, value };
 }
 
-export function tokenTransferView(row: TokenTransferRow): TokenTransfer {
+export function tokenTransferView(item: TokenTransferItem): TokenTransfer {
   return {
-    block_hash: row.blockHash,
-    block_number: row.blockNumber,
-    from: addressInfo(row.from),
-    log_index: row.logIndex,
-    method: method(row.input),
-    timestamp: row.timestamp,
-    to: addressInfo(row.to),
-    token: tokenView(row.token),
-    token_type: row.token.type,
-    total: total(row),
-    transaction_hash: row.transactionHash,
-    type: transferType(row.from.hash, row.to.hash),
+    block_hash: item.blockHash,
+    block_number: item.blockNumber,
+    from: addressInfo(item.from),
+    log_index: item.logIndex,
+    method: method(item.input),
+    timestamp: item.timestamp,
+    to: addressInfo(item.to),
+    token: tokenView(item.token),
+    token_type: item.token.type,
+    total: total(item),
+    transaction_hash: item.transactionHash,
+    type: transferType(item.from.hash, item.to.hash),
   };
 }

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TokenRow } from '../../store/read/tokens.js';
+import type { TokenItem } from '../../store/read/tokens.js';
 import { Nullable } from '../schemas.js';
 import { checksumAddress } from './checksum-address.js';
 
@@ -25,7 +25,7 @@ export const TokenSchema = Type.Object({
 
 export type Token = Static<typeof TokenSchema>;
 
-export function tokenView(token: TokenRow): Token {
+export function tokenView(token: TokenItem): Token {
   return {
     address_hash: checksumAddress(token.address),
     circulating_market_cap: null,

@@ -22,12 +22,12 @@ export const isoTimestamp = (column: string): string =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** An address as the API embeds it: isContract is null when the address has no row in `addresses`. */
-export interface AddressRow {
+export interface AddressItem {
   hash: Address;
   isContract: boolean | null;
 }
 
-export function addressRow(hash: Buffer, isContract: boolean | null): AddressRow {
+export function addressItem(hash: Buffer, isContract: boolean | null): AddressItem {
   return { hash: hexFromBytea(hash), isContract };
 }
 
@@ -55,7 +55,7 @@ export const partyJoins = (alias: string): string =>
    LEFT JOIN addresses ta ON ta.hash = ${alias}.to_address
    LEFT JOIN addresses ca ON ca.hash = ${alias}.created_contract`;
 
-export interface PartyRecord {
+export interface PartyRow {
   from_address: Buffer;
   from_is_contract: boolean | null;
   to_address: Buffer | null;
@@ -64,10 +64,10 @@ export interface PartyRecord {
   created_is_contract: boolean | null;
 }
 
-export function parties(r: PartyRecord): { from: AddressRow; to: AddressRow | null; createdContract: AddressRow | null } {
+export function parties(r: PartyRow): { from: AddressItem; to: AddressItem | null; createdContract: AddressItem | null } {
   return {
-    from: addressRow(r.from_address, r.from_is_contract),
-    to: r.to_address === null ? null : addressRow(r.to_address, r.to_is_contract),
-    createdContract: r.created_contract === null ? null : addressRow(r.created_contract, r.created_is_contract),
+    from: addressItem(r.from_address, r.from_is_contract),
+    to: r.to_address === null ? null : addressItem(r.to_address, r.to_is_contract),
+    createdContract: r.created_contract === null ? null : addressItem(r.created_contract, r.created_is_contract),
   };
 }

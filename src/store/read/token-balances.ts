@@ -1,10 +1,10 @@
 import type { Hex, TokenType } from '../../model.js';
 import { type Db, SqlParams, bigintFromNumeric, byteaFromHex } from './sql.js';
-import { type TokenColumns, type TokenRow, tokenColumns, toTokenRow } from './tokens.js';
+import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 /** A positive balance of an address: per token (ERC-20 amount, ERC-721 count) or per id (ERC-1155, ERC-404). */
-export interface TokenBalanceRow {
-  token: TokenRow;
+export interface TokenBalanceItem {
+  token: TokenItem;
   tokenId: bigint | null;
   value: bigint;
   /** The id's NFT instance, when it has an instance row. */
@@ -23,7 +23,7 @@ export interface TokenBalanceKeyset {
   tokenId: bigint | null;
 }
 
-interface TokenBalanceRecordRow extends TokenColumns {
+interface TokenBalanceRow extends TokenRow {
   token_id: string | null;
   value: string;
   has_instance: boolean;
@@ -81,10 +81,10 @@ export async function listTokenBalances(
   types: TokenType[],
   after: TokenBalanceKeyset | null,
   limit: number,
-): Promise<TokenBalanceRow[]> {
+): Promise<TokenBalanceItem[]> {
   const params = new SqlParams();
   // The tokens and NFT instances are joined to the page only, not to every balance the order looks at.
-  const { rows } = await db.query<TokenBalanceRecordRow>(
+  const { rows } = await db.query<TokenBalanceRow>(
     `SELECT ${tokenColumns('k')}, b.token_id, b.value, ti.token_id IS NOT NULL AS has_instance, ti.metadata
      FROM (${pageRows(params, address, types, after, limit)}) b
      JOIN tokens k ON k.address = b.token_address
@@ -93,7 +93,7 @@ export async function listTokenBalances(
     params.values,
   );
   return rows.map((r) => ({
-    token: toTokenRow(r),
+    token: toTokenItem(r),
     tokenId: bigintFromNumeric(r.token_id),
     value: BigInt(r.value),
     instance: r.has_instance ? { metadata: r.metadata } : null,

@@ -1,8 +1,8 @@
 import type { Hex } from '../../model.js';
 import {
-  type AddressRow,
+  type AddressItem,
   type Db,
-  type PartyRecord,
+  type PartyRow,
   SqlParams,
   bigintFromNumeric,
   byteaFromHex,
@@ -45,9 +45,9 @@ export interface PendingTransactionKeyset {
 /** What a mined and a pending transaction share; the fields a pool transaction lacks are null there. */
 interface TransactionFields {
   hash: Hex;
-  from: AddressRow;
-  to: AddressRow | null;
-  createdContract: AddressRow | null;
+  from: AddressItem;
+  to: AddressItem | null;
+  createdContract: AddressItem | null;
   nonce: number;
   type: number | null;
   value: bigint;
@@ -67,7 +67,7 @@ interface TransactionFields {
   hasTokenTransfers: boolean;
 }
 
-export interface MinedTransactionRow extends TransactionFields {
+export interface MinedTransactionItem extends TransactionFields {
   blockNumber: number;
   index: number;
   /** ISO 8601 block timestamp. */
@@ -75,7 +75,7 @@ export interface MinedTransactionRow extends TransactionFields {
   insertedAt: null;
 }
 
-export interface PendingTransactionRow extends TransactionFields {
+export interface PendingTransactionItem extends TransactionFields {
   blockNumber: null;
   index: null;
   timestamp: null;
@@ -83,7 +83,7 @@ export interface PendingTransactionRow extends TransactionFields {
   insertedAt: string;
 }
 
-export type TransactionRow = MinedTransactionRow | PendingTransactionRow;
+export type TransactionItem = MinedTransactionItem | PendingTransactionItem;
 
 // OFFSET 0 keeps each EXISTS a probe of one index per row: without it the planner may hash a whole
 // table (tokens, token_transfers) to answer it for the few rows a page scans.
@@ -140,7 +140,7 @@ function unionBySelector(
 
 const where = (conditions: string[]) => (conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`);
 
-interface TransactionRecord extends PartyRecord {
+interface TransactionRow extends PartyRow {
   hash: Buffer;
   nonce: string;
   type: number | null;
@@ -160,17 +160,17 @@ interface TransactionRecord extends PartyRecord {
   has_token_transfers: boolean;
 }
 
-interface MinedTransactionRecord extends TransactionRecord {
+interface MinedTransactionRow extends TransactionRow {
   block_number: string;
   index: number;
   timestamp: string;
 }
 
-interface PendingTransactionRecord extends TransactionRecord {
+interface PendingTransactionRow extends TransactionRow {
   inserted_at: string;
 }
 
-function toTransactionFields(r: TransactionRecord): TransactionFields {
+function toTransactionFields(r: TransactionRow): TransactionFields {
   return {
     hash: hexFromBytea(r.hash),
     ...parties(r),
@@ -201,7 +201,7 @@ export async function listMinedTransactions(
   filters: TransactionFilters,
   after: MinedTransactionKeyset | null,
   limit: number,
-): Promise<MinedTransactionRow[]> {
+): Promise<MinedTransactionItem[]> {
   const params = new SqlParams();
   const limitParam = params.add(limit);
   const conditions = kindCondition(filters.kinds, minedKindPredicates);
@@ -217,7 +217,7 @@ export async function listMinedTransactions(
     `SELECT t.* FROM transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
      ORDER BY ${scanOrder} LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, minedOrder, limitParam);
-  const { rows } = await db.query<MinedTransactionRecord>(
+  const { rows } = await db.query<MinedTransactionRow>(
     `SELECT t.hash, t.block_number, t.index, ${isoTimestamp('t.block_timestamp')} AS timestamp, ${partyColumns('t')},
             t.nonce, t.type, t.value, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas,
             t.input, t.status, t.gas_used, b.base_fee_per_gas, t.error, t.revert_reason,
@@ -246,7 +246,7 @@ export async function listPendingTransactions(
   filters: TransactionFilters,
   after: PendingTransactionKeyset | null,
   limit: number,
-): Promise<PendingTransactionRow[]> {
+): Promise<PendingTransactionItem[]> {
   const params = new SqlParams();
   const limitParam = params.add(limit);
   const conditions = kindCondition(filters.kinds, pendingKindPredicates);
@@ -259,7 +259,7 @@ export async function listPendingTransactions(
     `SELECT t.* FROM pending_transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
      ORDER BY t.inserted_at DESC, t.hash DESC LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, pendingOrder, limitParam);
-  const { rows } = await db.query<PendingTransactionRecord>(
+  const { rows } = await db.query<PendingTransactionRow>(
     `SELECT t.hash, ${isoTimestamp('t.inserted_at')} AS inserted_at,
             t.from_address, fa.is_contract AS from_is_contract,
             t.to_address, ta.is_contract AS to_is_contract,
