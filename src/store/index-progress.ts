@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Hex } from '../model.js';
-import { bufferToHex } from './encode.js';
+import { hexFromBytea } from './encode.js';
 
 export interface BlockRange {
   from: bigint;
@@ -30,7 +30,7 @@ export async function consensusBlockHash(pool: Pool, number: bigint): Promise<He
     'SELECT hash FROM blocks WHERE consensus AND number = $1',
     [number.toString()],
   );
-  return rows[0] ? bufferToHex(rows[0].hash) : null;
+  return rows[0] ? hexFromBytea(rows[0].hash) : null;
 }
 
 /** The highest consensus block number, or null on an empty database. */

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { BlockRewardRecord, BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
-import { byteaCell, hexToBuffer, numericCell, optionalByteaCell } from './encode.js';
+import { byteaCell, byteaFromHex, hexFromBytea, nullableByteaCell, nullableByteaFromHex, numericCell } from './encode.js';
 import { inTransaction } from './transaction.js';
 
 const internalTransactionColumns = [
@@ -13,8 +13,8 @@ function internalTransactionRows(traces: BlockTraces): Cell[][] {
   return traces.internalTransactions.map((t) => [
     byteaCell(traces.blockHash), numericCell(t.transactionIndex), numericCell(t.index), numericCell(traces.blockNumber),
     byteaCell(t.transactionHash), `{${t.traceAddress.join(',')}}`, t.type, t.callType, byteaCell(t.from),
-    optionalByteaCell(t.to), optionalByteaCell(t.createdContract), numericCell(t.value), numericCell(t.gas),
-    numericCell(t.gasUsed), t.error, t.index === 0 ? null : optionalByteaCell(t.input), optionalByteaCell(t.output),
+    nullableByteaCell(t.to), nullableByteaCell(t.createdContract), numericCell(t.value), numericCell(t.gas),
+    numericCell(t.gasUsed), t.error, t.index === 0 ? null : nullableByteaCell(t.input), nullableByteaCell(t.output),
   ]);
 }
 
@@ -70,8 +70,8 @@ async function writeRewards(client: PoolClient, blocks: readonly BlockTraces[]):
        FROM unnest($1::bytea[], $2::bytea[], $3::text[], $4::numeric[]) AS r (block_hash, address, type, reward)
        JOIN blocks b ON b.hash = r.block_hash`,
     [
-      rows.map((r) => hexToBuffer(r.blockHash)),
-      rows.map((r) => hexToBuffer(r.address)),
+      rows.map((r) => byteaFromHex(r.blockHash)),
+      rows.map((r) => byteaFromHex(r.address)),
       rows.map((r) => r.type),
       rows.map((r) => r.reward.toString()),
     ],
@@ -97,10 +97,10 @@ async function writeOutcomes(client: PoolClient, blocks: readonly BlockTraces[])
        FROM unnest($1::bytea[], $2::bytea[], $3::text[], $4::bytea[], $5::boolean[]) AS o (block_hash, hash, error, revert_reason, has_error)
       WHERE t.hash = o.hash AND t.block_hash = o.block_hash`,
     [
-      outcomes.map((o) => hexToBuffer(o.blockHash)),
-      outcomes.map((o) => hexToBuffer(o.hash)),
+      outcomes.map((o) => byteaFromHex(o.blockHash)),
+      outcomes.map((o) => byteaFromHex(o.hash)),
       outcomes.map((o) => o.error),
-      outcomes.map((o) => (o.revertReason === null ? null : hexToBuffer(o.revertReason))),
+      outcomes.map((o) => nullableByteaFromHex(o.revertReason)),
       outcomes.map((o) => o.hasErrorInInternalTransactions),
     ],
   );
@@ -114,7 +114,7 @@ async function recordCreatedContracts(client: PoolClient, traces: readonly Block
   await client.query(
     `INSERT INTO addresses (hash, is_contract) SELECT unnest($1::bytea[]), true
      ON CONFLICT (hash) DO UPDATE SET is_contract = true WHERE NOT addresses.is_contract`,
-    [contracts.map(hexToBuffer)],
+    [contracts.map(byteaFromHex)],
   );
 }
 
@@ -129,9 +129,9 @@ export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<{ hash: Buffer }>(
       'SELECT hash FROM blocks WHERE hash = ANY($1::bytea[]) AND consensus AND traced_at IS NULL ORDER BY hash FOR UPDATE',
-      [blocks.map((b) => hexToBuffer(b.blockHash))],
+      [blocks.map((b) => byteaFromHex(b.blockHash))],
     );
-    const current = new Set(rows.map((r) => `0x${r.hash.toString('hex')}`));
+    const current = new Set(rows.map((r) => hexFromBytea(r.hash)));
     const kept = blocks.filter((b) => current.has(b.blockHash));
     const { table, columns, rows: frames } = internalTransactionRowSet(kept);
     await copyRows(client, table, columns, frames);

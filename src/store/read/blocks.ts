@@ -1,13 +1,10 @@
 import type { BlockRecord, Hex } from '../../model.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import {
   type AddressItem,
   type Db,
   SqlParams,
   addressItem,
-  bigintFromNumeric,
-  byteaFromHex,
-  hexFromBytea,
-  hexFromNullableBytea,
   isoTimestamp,
 } from './sql.js';
 
@@ -69,15 +66,15 @@ interface BlockRewardRow {
   reward: string;
 }
 
-async function readRewards(db: Db, blockHashes: Buffer[]): Promise<Map<string, BlockRewardItem[]>> {
-  const byBlock = new Map<string, BlockRewardItem[]>();
+async function readRewards(db: Db, blockHashes: Buffer[]): Promise<Map<Hex, BlockRewardItem[]>> {
+  const byBlock = new Map<Hex, BlockRewardItem[]>();
   if (blockHashes.length === 0) return byBlock;
   const { rows } = await db.query<BlockRewardRow>(
     'SELECT block_hash, type, reward FROM block_rewards WHERE block_hash = ANY($1) ORDER BY block_hash, address, type',
     [blockHashes],
   );
   for (const row of rows) {
-    const key = row.block_hash.toString('hex');
+    const key = hexFromBytea(row.block_hash);
     const rewards = byBlock.get(key) ?? [];
     rewards.push({ type: row.type, reward: BigInt(row.reward) });
     byBlock.set(key, rewards);
@@ -138,7 +135,7 @@ export async function listBlocksValidated(
     params.values,
   );
   const rewards = await readRewards(db, rows.map((row) => row.hash));
-  return rows.map((row) => toBlockItem(row, rewards.get(row.hash.toString('hex')) ?? []));
+  return rows.map((row) => toBlockItem(row, rewards.get(hexFromBytea(row.hash)) ?? []));
 }
 
 /** A stored block as a lookup by hash or number finds it. */

@@ -1,4 +1,5 @@
 import type { CallType, Hex, InternalTransactionRecord, InternalTransactionType } from '../../model.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import {
   type AddressItem,
   type Db,
@@ -7,10 +8,6 @@ import {
   partyColumns,
   partyJoins,
   parties,
-  bigintFromNumeric,
-  byteaFromHex,
-  hexFromBytea,
-  hexFromNullableBytea,
   isoTimestamp,
 } from './sql.js';
 

@@ -1,5 +1,6 @@
 import type { Hex, TokenType } from '../../model.js';
-import { type Db, SqlParams, byteaFromHex } from './sql.js';
+import { byteaFromHex, hexFromBytea } from '../encode.js';
+import { type Db, SqlParams } from './sql.js';
 import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 export type NftType = Extract<TokenType, 'ERC-721' | 'ERC-1155' | 'ERC-404'>;
@@ -40,8 +41,8 @@ interface NftPreviewRow {
   metadata: unknown;
 }
 
-async function readPreviews(db: Db, address: Buffer, tokens: TokenItem[]): Promise<Map<string, NftPreviewItem[]>> {
-  const byToken = new Map<string, NftPreviewItem[]>();
+async function readPreviews(db: Db, address: Buffer, tokens: TokenItem[]): Promise<Map<Hex, NftPreviewItem[]>> {
+  const byToken = new Map<Hex, NftPreviewItem[]>();
   if (tokens.length === 0) return byToken;
   const { rows } = await db.query<NftPreviewRow>(
     `SELECT c.token_address, p.token_id, p.value, p.metadata
@@ -61,7 +62,7 @@ async function readPreviews(db: Db, address: Buffer, tokens: TokenItem[]): Promi
     [address, tokens.map((t) => byteaFromHex(t.address)), tokens.map((t) => t.type)],
   );
   for (const r of rows) {
-    const key = r.token_address.toString('hex');
+    const key = hexFromBytea(r.token_address);
     const previews = byToken.get(key) ?? [];
     previews.push({ tokenId: BigInt(r.token_id), value: BigInt(r.value), metadata: r.metadata });
     byToken.set(key, previews);
@@ -123,5 +124,5 @@ export async function listNftCollections(
   }
   const collections = rows.map((r) => ({ token: toTokenItem(r), amount: BigInt(r.amount) }));
   const previews = await readPreviews(db, holder, collections.map((c) => c.token));
-  return collections.map((c) => ({ ...c, previews: previews.get(c.token.address.slice(2)) ?? [] }));
+  return collections.map((c) => ({ ...c, previews: previews.get(c.token.address) ?? [] }));
 }

@@ -1,18 +1,11 @@
 import type pg from 'pg';
-import type { Address, Hex } from '../../model.js';
+import type { Address } from '../../model.js';
+import { hexFromBytea } from '../encode.js';
 
 /** What the read queries need of a pool: a place to run one statement. */
 export interface Db {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
-
-export const hexFromBytea = (bytes: Buffer): Hex => `0x${bytes.toString('hex')}`;
-
-export const hexFromNullableBytea = (bytes: Buffer | null): Hex | null => (bytes === null ? null : hexFromBytea(bytes));
-
-export const byteaFromHex = (hex: Hex): Buffer => Buffer.from(hex.slice(2), 'hex');
-
-export const bigintFromNumeric = (value: string | null): bigint | null => (value === null ? null : BigInt(value));
 
 /**
  * A timestamptz column rendered in SQL as ISO 8601 UTC with six fractional digits and Z:

@@ -1,5 +1,6 @@
 import type { Hex, TokenType } from '../../model.js';
-import { type Db, SqlParams, bigintFromNumeric, byteaFromHex } from './sql.js';
+import { bigintFromNumeric, byteaFromHex } from '../encode.js';
+import { type Db, SqlParams } from './sql.js';
 import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 /** A positive balance of an address: per token (ERC-20 amount, ERC-721 count) or per id (ERC-1155, ERC-404). */

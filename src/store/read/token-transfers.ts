@@ -1,5 +1,6 @@
 import type { Hex, TokenType } from '../../model.js';
-import { type AddressItem, type Db, SqlParams, addressItem, bigintFromNumeric, byteaFromHex, hexFromBytea, isoTimestamp } from './sql.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea } from '../encode.js';
+import { type AddressItem, type Db, SqlParams, addressItem, isoTimestamp } from './sql.js';
 import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 /** One transferred (token id, amount): an ERC-1155 batch gives one row per id. */

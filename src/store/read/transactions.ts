@@ -1,13 +1,10 @@
 import type { Hex } from '../../model.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import {
   type AddressItem,
   type Db,
   type PartyRow,
   SqlParams,
-  bigintFromNumeric,
-  byteaFromHex,
-  hexFromBytea,
-  hexFromNullableBytea,
   isoTimestamp,
   parties,
   partyColumns,

@@ -1,5 +1,6 @@
 import type { Hex } from '../../model.js';
-import { type AddressItem, type Db, SqlParams, addressItem, byteaFromHex } from './sql.js';
+import { byteaFromHex } from '../encode.js';
+import { type AddressItem, type Db, SqlParams, addressItem } from './sql.js';
 
 export interface WithdrawalItem {
   index: number;
