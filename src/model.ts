@@ -1,11 +1,24 @@
 /**
  * The vocabulary shared by every layer: chain data after decoding, before storage, and what one layer
- * hands another through src/app (the indexer's status for the API).
+ * hands another through src/app (the indexer's status for the API); and the few small pure helpers on
+ * hex values that more than one layer needs.
  * Hashes and addresses are lowercase 0x-hex; quantities are bigint; nothing here is JSON-RPC shaped.
  */
 
 export type Hex = `0x${string}`;
 export type Address = Hex;
+
+/** Where mints come from and burns go (0x…dEaD is an ordinary address). */
+export const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
+
+/** A quantity as JSON-RPC and Parity's traces write it: 0x and its hex digits, no leading zeros. */
+export const hexQuantity = (value: bigint | number): Hex => `0x${value.toString(16)}`;
+
+const HEX_DATA = /^0x(?:[0-9a-f]{2})*$/i;
+
+/** Whether a value is 0x-prefixed hex bytes (digits of either case), and exactly `bytes` long when given. */
+export const isHexData = (value: unknown, bytes?: number): value is string =>
+  typeof value === 'string' && HEX_DATA.test(value) && (bytes === undefined || value.length === 2 + 2 * bytes);
 
 /** The node clients Sextant tells apart. */
 export const variants = ['geth', 'erigon', 'nethermind', 'besu', 'reth', 'anvil'] as const;

@@ -1,5 +1,5 @@
 import { decodeAbiParameters, hexToBytes, type Hex as ViemHex } from 'viem';
-import type { Address, Hex, TokenMetadata } from '../model.js';
+import { type Address, type Hex, type TokenMetadata, isHexData } from '../model.js';
 import type { ContractCaller } from './contract-calls.js';
 
 const selectors = {
@@ -38,7 +38,7 @@ export function decodeText(data: Hex): string | null {
 
 /** A uint256 answer; null unless the answer is exactly one word (and, with a bound, within it). */
 export function decodeUint(data: Hex, max?: bigint): bigint | null {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(data)) return null;
+  if (!isHexData(data, 32)) return null;
   const value = BigInt(data);
   return max !== undefined && value > max ? null : value;
 }

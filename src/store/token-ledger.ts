@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { Address, TokenTransferRecord, TokenType } from '../model.js';
+import { type Address, type TokenTransferRecord, type TokenType, ZERO_ADDRESS } from '../model.js';
 import { byteaFromHex, nullableByteaFromHex } from './encode.js';
 import { inLockOrder } from './lock-order.js';
 
@@ -10,8 +10,6 @@ import { inLockOrder } from './lock-order.js';
  * marks that send a token whose supply moved back to the metadata stage. Applied with direction -1 it
  * undoes the same transfers, which is how retracted blocks are reverted.
  */
-
-const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 
 const byKey = ([a]: [string, unknown], [b]: [string, unknown]): number => inLockOrder(a, b);
 

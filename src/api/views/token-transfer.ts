@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { Address, Hex } from '../../model.js';
+import { type Address, type Hex, ZERO_ADDRESS } from '../../model.js';
 import type { TokenTransferItem } from '../../store/read/token-transfers.js';
 import { knownMethodName } from '../known-methods.js';
 import { Nullable, Timestamp } from '../schemas.js';
@@ -31,8 +31,6 @@ export const TokenTransferSchema = Type.Object({
 });
 
 export type TokenTransfer = Static<typeof TokenTransferSchema>;
-
-const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 
 /** Mints come from and burns go to the zero address only (0x…dEaD is an ordinary recipient). */
 function transferType(from: Address, to: Address): string {
