@@ -18,6 +18,13 @@ const namesBySelector = new Map<string, KnownMethodName>(
 /** The known name of a lowercase 0x-prefixed selector. */
 export const knownMethodName = (selector: Hex): KnownMethodName | undefined => namesBySelector.get(selector);
 
+/** The method an input calls: its known name, else its 4-byte selector; null for an input shorter than a selector. */
+export function calledMethod(input: Hex): string | null {
+  if (input.length < 10) return null;
+  const selector = input.slice(0, 10) as Hex;
+  return knownMethodName(selector) ?? selector;
+}
+
 const isKnownMethodName = (value: string): value is KnownMethodName => Object.hasOwn(knownMethodSelectors, value);
 
 /** The selector a method filter value names: a known method name, or a 4-byte selector (0x optional, any case). */

@@ -15,7 +15,7 @@ import type { TokenTransferItem, TokenTransferKeyset } from '../store/read/token
 import type { MinedTransactionKeyset, PendingTransactionKeyset } from '../store/read/transactions.js';
 import type { WithdrawalKeyset } from '../store/read/withdrawals.js';
 import { InvalidParametersError } from './errors.js';
-import { AddressHashParam, FullHashParam, Nullable, StringEnum } from './schemas.js';
+import { AddressHashParam, FullHashParam, Nullable, StringEnum, decimal } from './schemas.js';
 import { tokenTypes } from './token-types.js';
 
 /**
@@ -245,7 +245,7 @@ export const tokenBalancesKeyset = defineKeyset({
     token_name: item.token.name,
     token_type: item.token.type,
     token_contract_address_hash: item.token.address,
-    token_id: item.tokenId?.toString() ?? null,
+    token_id: decimal(item.tokenId),
   }),
 });
 

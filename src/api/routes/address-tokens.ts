@@ -4,7 +4,7 @@ import { listTokenBalances } from '../../store/read/token-balances.js';
 import { requireValid } from '../filters.js';
 import { fetchSize, nextPageParamsSchema, tokenBalancesKeyset } from '../paging.js';
 import type { ApiRoute } from '../route.js';
-import { AddressHashParam, Nullable } from '../schemas.js';
+import { AddressHashParam, Nullable, decimal } from '../schemas.js';
 import { parseTokenTypes, tokenTypes } from '../token-types.js';
 import { TokenInstanceSchema, tokenInstanceView } from '../views/token-instance.js';
 import { TokenSchema, tokenView } from '../views/token.js';
@@ -43,7 +43,7 @@ export const addressTokensRoute: ApiRoute = (app, { db }) => {
           const token = tokenView(item.token);
           return {
             token,
-            token_id: item.tokenId?.toString() ?? null,
+            token_id: decimal(item.tokenId),
             token_instance:
               item.tokenId === null || item.instance === null ? null : tokenInstanceView(item.tokenId, item.instance.metadata, token),
             value: item.value.toString(),

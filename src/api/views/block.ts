@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { BlockRewardItem, BlockItem } from '../../store/read/blocks.js';
-import { DecimalString, HexString, Nullable, StringEnum, Timestamp } from '../schemas.js';
+import { DecimalString, HexString, Nullable, StringEnum, Timestamp, decimal } from '../schemas.js';
 import { AddressInfoSchema, addressInfo } from './address-info.js';
 import { percentage, percentageAboveTarget } from './percentage.js';
 
@@ -54,8 +54,6 @@ const rewardView = (reward: BlockRewardItem) => ({
   reward: reward.reward.toString(),
   type: rewardLabels[reward.type] ?? reward.type,
 });
-
-const decimal = (value: bigint | null): string | null => (value === null ? null : value.toString());
 
 export function blockView(item: BlockItem): Block {
   return {

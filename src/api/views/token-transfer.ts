@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { type Address, type Hex, ZERO_ADDRESS } from '../../model.js';
+import { type Address, ZERO_ADDRESS } from '../../model.js';
 import type { TokenTransferItem } from '../../store/read/token-transfers.js';
-import { knownMethodName } from '../known-methods.js';
-import { Nullable, Timestamp } from '../schemas.js';
+import { calledMethod } from '../known-methods.js';
+import { Nullable, Timestamp, decimal } from '../schemas.js';
 import { AddressInfoSchema, addressInfo } from './address-info.js';
 import { TokenInstanceSchema, tokenInstanceView } from './token-instance.js';
 import { TokenSchema, tokenView } from './token.js';
@@ -38,18 +38,11 @@ function transferType(from: Address, to: Address): string {
   return to === ZERO_ADDRESS ? 'token_burning' : 'token_transfer';
 }
 
-/** The called method of the transaction that made the transfer: its known name, else its selector. */
-function method(input: Hex): string | null {
-  if (input.length < 10) return null;
-  const selector = input.slice(0, 10) as Hex;
-  return knownMethodName(selector) ?? selector;
-}
-
 function total(item: TokenTransferItem): TokenTransfer['total'] {
-  const decimals = item.token.decimals?.toString() ?? null;
+  const decimals = decimal(item.token.decimals);
   const value = item.amount.toString();
   if (item.token.type === 'ERC-20') return { decimals, value };
-  const tokenId = item.tokenId?.toString() ?? null;
+  const tokenId = decimal(item.tokenId);
   const instance =
     item.instance === null || item.tokenId === null ? null : tokenInstanceView(item.tokenId, item.instance.metadata, tokenView(item.token));
   if (item.token.type === 'ERC-721') return { token_id: tokenId, token_instance: instance };
@@ -62,7 +55,8 @@ export function tokenTransferView(item: TokenTransferItem): TokenTransfer {
     block_number: item.blockNumber,
     from: addressInfo(item.from),
     log_index: item.logIndex,
-    method: method(item.input),
+    // The called method of the transaction that made the transfer.
+    method: calledMethod(item.input),
     timestamp: item.timestamp,
     to: addressInfo(item.to),
     token: tokenView(item.token),

@@ -1,9 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { Hex } from '../../model.js';
 import type { ChainTiming } from '../../store/read/chain.js';
-import { type TransactionKind, type TransactionItem, transactionKinds } from '../../store/read/transactions.js';
-import { knownMethodName } from '../known-methods.js';
-import { DecimalString, HexString, Nullable, StringEnum, Timestamp } from '../schemas.js';
+import { type TransactionItem, type TransactionKind, transactionKinds } from '../../store/read/transactions.js';
+import { calledMethod } from '../known-methods.js';
+import { DecimalString, HexString, Nullable, StringEnum, Timestamp, decimal } from '../schemas.js';
 import { type AddressInfo, AddressInfoSchema, addressInfo } from './address-info.js';
 
 /** A transaction as list endpoints render it (token_transfers and decoded input are not part of lists). */
@@ -51,7 +50,6 @@ export const TransactionSchema = Type.Object({
 
 export type Transaction = Static<typeof TransactionSchema>;
 
-const decimal = (value: bigint | null): string | null => (value === null ? null : value.toString());
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
 /** What the sender pays per gas above the base fee: min(max priority fee, max fee − base fee). */
@@ -90,14 +88,8 @@ function result(item: TransactionItem): string {
   return 'awaiting_internal_transactions';
 }
 
-const selectorOf = (input: Hex): Hex | null => (input.length >= 10 ? (input.slice(0, 10) as Hex) : null);
-
 /** The called method: its name when known, else its selector; null unless the input calls a contract. */
-function method(item: TransactionItem): string | null {
-  const selector = selectorOf(item.input);
-  if (selector === null || item.to?.isContract !== true) return null;
-  return knownMethodName(selector) ?? selector;
-}
+const method = (item: TransactionItem): string | null => (item.to?.isContract === true ? calledMethod(item.input) : null);
 
 function transactionTypes(item: TransactionItem): TransactionKind[] {
   const applies: Record<TransactionKind, boolean> = {
