@@ -1,12 +1,13 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { BlockBundle } from '../model.js';
+import { markContracts } from './addresses.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
 import {
   byteaArrayCell,
   byteaCell,
   byteaFromHex,
-  numericCell,
   nullableByteaCell,
+  numericCell,
   timestampCell,
 } from './encode.js';
 import { removeMinedFromPending } from './pending-transactions.js';
@@ -77,18 +78,6 @@ function tokenTransferRows(bundles: readonly BlockBundle[]): Cell[][] {
   );
 }
 
-async function recordContracts(client: PoolClient, bundles: readonly BlockBundle[]): Promise<void> {
-  const contracts = [...new Set(bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)))];
-  if (contracts.length === 0) return;
-  // Sorted, so that concurrent writers lock rows in the same order.
-  contracts.sort();
-  await client.query(
-    `INSERT INTO addresses (hash, is_contract) SELECT unnest($1::bytea[]), true
-     ON CONFLICT (hash) DO UPDATE SET is_contract = true WHERE NOT addresses.is_contract`,
-    [contracts.map(byteaFromHex)],
-  );
-}
-
 /** The rows a batch of blocks adds to the tables written by COPY, in the order they are written. */
 export function blockRowSets(bundles: readonly BlockBundle[]): RowSet[] {
   return [
@@ -113,7 +102,7 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
       bundles.map((b) => byteaFromHex(b.block.hash)),
     ]);
     for (const { table, columns, rows } of rowSets) await copyRows(client, table, columns, rows);
-    await recordContracts(client, bundles);
+    await markContracts(client, bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)));
     await applyTokenTransfers(client, bundles.flatMap((b) => b.tokenTransfers));
     await removeMinedFromPending(client, bundles.flatMap((b) => b.transactions.map((t) => t.hash)));
   });

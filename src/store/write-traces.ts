@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
-import type { BlockRewardRecord, BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
+import type { Address, BlockRewardRecord, BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
+import { markContracts } from './addresses.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
 import { byteaCell, byteaFromHex, hexFromBytea, nullableByteaCell, nullableByteaFromHex, numericCell } from './encode.js';
 import { inTransaction } from './transaction.js';
@@ -106,17 +107,9 @@ async function writeOutcomes(client: PoolClient, blocks: readonly BlockTraces[])
   );
 }
 
-async function recordCreatedContracts(client: PoolClient, traces: readonly BlockTraces[]): Promise<void> {
-  const created = traces.flatMap((t) => t.internalTransactions.flatMap((f) => (f.createdContract === null || f.error !== null ? [] : [f.createdContract])));
-  if (created.length === 0) return;
-  // Sorted, so that concurrent writers lock rows in the same order.
-  const contracts = [...new Set(created)].sort();
-  await client.query(
-    `INSERT INTO addresses (hash, is_contract) SELECT unnest($1::bytea[]), true
-     ON CONFLICT (hash) DO UPDATE SET is_contract = true WHERE NOT addresses.is_contract`,
-    [contracts.map(byteaFromHex)],
-  );
-}
+/** The contracts the frames that did not fail created. */
+const createdContracts = (traces: readonly BlockTraces[]): Address[] =>
+  traces.flatMap((t) => t.internalTransactions.flatMap((f) => (f.createdContract === null || f.error !== null ? [] : [f.createdContract])));
 
 /**
  * Stores the traces of blocks with everything derived from them, and marks the blocks traced, in
@@ -137,7 +130,7 @@ export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[
     await copyRows(client, table, columns, frames);
     await writeRewards(client, kept);
     await writeOutcomes(client, kept);
-    await recordCreatedContracts(client, kept);
+    await markContracts(client, createdContracts(kept));
     await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [rows.map((r) => r.hash)]);
     return kept.length;
   });
