@@ -1,5 +1,6 @@
 import type { BlockRecord, Hex } from '../../model.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
+import { indexedHead } from '../index-progress.js';
 import {
   type AddressItem,
   type Db,
@@ -170,7 +171,7 @@ export async function findBlockByNumber(db: Db, number: number): Promise<BlockId
     `(SELECT hash, consensus FROM blocks WHERE number = $1 AND consensus)
      UNION ALL
      (SELECT hash, consensus FROM blocks
-      WHERE number = $1 AND NOT consensus AND $1 <= (SELECT max(number) FROM blocks WHERE consensus)
+      WHERE number = $1 AND NOT consensus AND $1 <= ${indexedHead}
       LIMIT 1)
      LIMIT 1`,
     [number],
