@@ -7,6 +7,7 @@ import {
   SqlParams,
   addressItem,
   isoTimestamp,
+  keysetCondition,
 } from './sql.js';
 
 export interface BlockRewardItem {
@@ -123,7 +124,7 @@ export async function listBlocksValidated(
 ): Promise<BlockItem[]> {
   const params = new SqlParams();
   const conditions = ['b.consensus', `b.miner = ${params.add(byteaFromHex(miner))}`];
-  if (after !== null) conditions.push(`b.number < ${params.add(after.blockNumber)}::bigint`);
+  if (after !== null) conditions.push(keysetCondition(params, '<', [['b.number', after.blockNumber, 'bigint']]));
   const { rows } = await db.query<BlockRow>(
     `SELECT b.hash, b.number, b.parent_hash, b.consensus, ${isoTimestamp('b.timestamp')} AS timestamp,
             b.miner, ma.is_contract AS miner_is_contract, b.nonce, b.difficulty, b.total_difficulty, b.size,

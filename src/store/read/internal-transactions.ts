@@ -9,6 +9,7 @@ import {
   partyJoins,
   parties,
   isoTimestamp,
+  keysetCondition,
 } from './sql.js';
 
 export interface InternalTransactionKeyset {
@@ -70,7 +71,11 @@ export async function listAddressInternalTransactions(
   const below =
     after === null
       ? ''
-      : `AND (block_number, transaction_index, index) < (${params.add(after.blockNumber)}::bigint, ${params.add(after.transactionIndex)}::integer, ${params.add(after.index)}::integer)`;
+      : `AND ${keysetCondition(params, '<', [
+          ['block_number', after.blockNumber, 'bigint'],
+          ['transaction_index', after.transactionIndex, 'integer'],
+          ['index', after.index, 'integer'],
+        ])}`;
   const limitParam = params.add(limit);
   const columns = side === 'from' ? ['from_address'] : side === 'to' ? ['to_address', 'created_contract'] : ['from_address', 'to_address', 'created_contract'];
   const matches = columns.map(

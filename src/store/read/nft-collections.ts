@@ -1,6 +1,6 @@
 import type { Hex, TokenType } from '../../model.js';
 import { byteaFromHex, hexFromBytea } from '../encode.js';
-import { type Db, SqlParams } from './sql.js';
+import { type Db, SqlParams, keysetCondition } from './sql.js';
 import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 export type NftType = Extract<TokenType, 'ERC-721' | 'ERC-1155' | 'ERC-404'>;
@@ -88,7 +88,7 @@ async function listCollectionsOfType(
   const params = new SqlParams();
   const { condition, amount } = collectionRows[type];
   const conditions = [`b.address = ${params.add(holder)}`, condition, `k.type = ${params.add(type)}`];
-  if (afterToken !== null) conditions.push(`b.token_address > ${params.add(afterToken)}`);
+  if (afterToken !== null) conditions.push(keysetCondition(params, '>', [['b.token_address', afterToken, 'bytea']]));
   const { rows } = await db.query<NftCollectionRow>(
     `SELECT ${tokenColumns('k')}, ${amount} AS amount
      FROM address_token_balances b JOIN tokens k ON k.address = b.token_address

@@ -34,6 +34,21 @@ export class SqlParams {
   }
 }
 
+/** One key of a keyset: the column (or expression) the page is ordered by, the keyset's value of it, and that value's SQL type. */
+export type KeysetKey = readonly [column: string, value: unknown, type: string];
+
+/**
+ * The condition for the rows after a keyset in an order whose keys all run one way: `<` after the
+ * keyset of a descending order, `>` after that of an ascending one. Several keys are one row-value
+ * comparison, `(a, b) < ($1::bigint, $2::integer)`, which an index on (a, b) serves as one range;
+ * each value is cast to its column's type, so that the comparison is the index's.
+ */
+export function keysetCondition(params: SqlParams, comparison: '<' | '>', keys: readonly KeysetKey[]): string {
+  const columns = keys.map(([column]) => column);
+  const values = keys.map(([, value, type]) => `${params.add(value)}::${type}`);
+  return keys.length === 1 ? `${columns[0]} ${comparison} ${values[0]}` : `(${columns.join(', ')}) ${comparison} (${values.join(', ')})`;
+}
+
 /**
  * The from, to and created_contract addresses of the rows aliased `alias`, each with what `addresses`
  * knows of it: the columns to select, the joins that give them, and the rows they read into.

@@ -1,6 +1,6 @@
 import type { Hex, TokenType } from '../../model.js';
 import { bigintFromNumeric, byteaFromHex } from '../encode.js';
-import { type Db, SqlParams } from './sql.js';
+import { type Db, SqlParams, keysetCondition } from './sql.js';
 import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 /** A positive balance of an address: per token (ERC-20 amount, ERC-721 count) or per id (ERC-1155, ERC-404). */
@@ -32,16 +32,17 @@ interface TokenBalanceRow extends TokenRow {
 }
 
 /**
- * The order after value, each key under the name a page's rows carry it by: without nulls so that a
- * row comparison applies (unnamed tokens last, rows without an id first). The same expressions as the
- * index address_token_balances_holder_order, which then serves both the order and the row comparison.
+ * The order after value, each key under the name a page's rows carry it by, with its SQL type: without
+ * nulls so that a row comparison applies (unnamed tokens last, rows without an id first). The same
+ * expressions as the index address_token_balances_holder_order, which then serves both the order and
+ * the row comparison.
  */
 const tieKeys = [
-  ['b.token_name IS NULL', 'unnamed'],
-  ["COALESCE(b.token_name, '')", 'name_key'],
-  ['b.token_type', 'token_type'],
-  ['b.token_address', 'token_address'],
-  ['COALESCE(b.token_id, -1)', 'id_key'],
+  ['b.token_name IS NULL', 'unnamed', 'boolean'],
+  ["COALESCE(b.token_name, '')", 'name_key', 'text'],
+  ['b.token_type', 'token_type', 'text'],
+  ['b.token_address', 'token_address', 'bytea'],
+  ['COALESCE(b.token_id, -1)', 'id_key', 'numeric'],
 ] as const;
 
 const pageColumns = `b.token_id, b.value, ${tieKeys.map(([key, name]) => `${key} AS ${name}`).join(', ')}`;
@@ -63,14 +64,8 @@ function pageRows(params: SqlParams, address: Hex, types: TokenType[], after: To
      WHERE ${[...conditions, ...extra].join(' AND ')} ORDER BY ${pageOrder('')} LIMIT ${limitParam}`;
   if (after === null) return scan([]);
   const value = `${params.add(after.value.toString())}::numeric`;
-  const ties = [
-    `${after.tokenName === null}`,
-    `${params.add(after.tokenName ?? '')}::text`,
-    `${params.add(after.tokenType)}::text`,
-    params.add(byteaFromHex(after.tokenAddress)),
-    `${params.add((after.tokenId ?? -1n).toString())}::numeric`,
-  ];
-  const laterTies = `(${tieKeys.map(([key]) => key).join(', ')}) > (${ties.join(', ')})`;
+  const ties = [after.tokenName === null, after.tokenName ?? '', after.tokenType, byteaFromHex(after.tokenAddress), (after.tokenId ?? -1n).toString()];
+  const laterTies = keysetCondition(params, '>', tieKeys.map(([key, , type], i) => [key, ties[i], type] as const));
   return `SELECT * FROM ((${scan([`b.value = ${value}`, laterTies])}) UNION ALL (${scan([`b.value < ${value}`])})) u
     ORDER BY ${pageOrder('u.')} LIMIT ${limitParam}`;
 }

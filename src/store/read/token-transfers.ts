@@ -1,6 +1,6 @@
 import type { Hex, TokenType } from '../../model.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea } from '../encode.js';
-import { type AddressItem, type Db, SqlParams, addressItem, isoTimestamp } from './sql.js';
+import { type AddressItem, type Db, SqlParams, addressItem, isoTimestamp, keysetCondition } from './sql.js';
 import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 /** One transferred (token id, amount): an ERC-1155 batch gives one row per id. */
@@ -58,10 +58,14 @@ interface TokenTransferRow extends TokenRow {
 
 const order = 'block_number DESC, log_index DESC, batch_index DESC';
 
-function keysetCondition(params: SqlParams, after: TokenTransferKeyset | null): string[] {
+function afterTransfer(params: SqlParams, after: TokenTransferKeyset | null): string[] {
   if (after === null) return [];
   return [
-    `(tt.block_number, tt.log_index, tt.batch_index) < (${params.add(after.blockNumber)}::bigint, ${params.add(after.logIndex)}::integer, ${params.add(after.batchIndex)}::integer)`,
+    keysetCondition(params, '<', [
+      ['tt.block_number', after.blockNumber, 'bigint'],
+      ['tt.log_index', after.logIndex, 'integer'],
+      ['tt.batch_index', after.batchIndex, 'integer'],
+    ]),
   ];
 }
 
@@ -107,7 +111,7 @@ export async function listAddressTokenTransfers(
   limit: number,
 ): Promise<TokenTransferItem[]> {
   const params = new SqlParams();
-  const shared = keysetCondition(params, after);
+  const shared = afterTransfer(params, after);
   if (filters.types.length > 0) shared.push(`tt.token_type = ANY(${params.add(filters.types)}::text[])`);
   if (filters.token !== null) shared.push(`tt.token_address = ${params.add(byteaFromHex(filters.token))}`);
   const addressParam = params.add(byteaFromHex(address));
@@ -138,7 +142,7 @@ export async function listInstanceTokenTransfers(
   const conditions = [
     `tt.token_address = ${params.add(byteaFromHex(token))}`,
     `tt.token_id = ${params.add(tokenId.toString())}::numeric`,
-    ...keysetCondition(params, after),
+    ...afterTransfer(params, after),
   ];
   return readTransfers(
     db,

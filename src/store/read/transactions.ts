@@ -6,6 +6,7 @@ import {
   type PartyRow,
   SqlParams,
   isoTimestamp,
+  keysetCondition,
   parties,
   partyColumns,
   partyJoins,
@@ -207,7 +208,7 @@ export async function listMinedTransactions(
   const onlyCreations = filters.kinds.length > 0 && filters.kinds.every((kind) => creationKinds.includes(kind));
   if (onlyCreations) conditions.push('t.to_address IS NULL');
   if (after !== null) {
-    conditions.push(`(t.block_number, t.index) < (${params.add(after.blockNumber)}::bigint, ${params.add(after.index)}::integer)`);
+    conditions.push(keysetCondition(params, '<', [['t.block_number', after.blockNumber, 'bigint'], ['t.index', after.index, 'integer']]));
   }
   const scanOrder = `${onlyCreations ? 't.to_address, ' : ''}t.block_number DESC, t.index DESC`;
   const scan = (selectorPredicate: string | null) =>
@@ -249,7 +250,7 @@ export async function listPendingTransactions(
   const conditions = kindCondition(filters.kinds, pendingKindPredicates);
   if (after !== null) {
     conditions.push(
-      `(t.inserted_at, t.hash) < (${params.add(after.insertedAt)}::timestamptz, ${params.add(byteaFromHex(after.hash))}::bytea)`,
+      keysetCondition(params, '<', [['t.inserted_at', after.insertedAt, 'timestamptz'], ['t.hash', byteaFromHex(after.hash), 'bytea']]),
     );
   }
   const scan = (selectorPredicate: string | null) =>

@@ -1,6 +1,6 @@
 import type { Hex } from '../../model.js';
 import { byteaFromHex } from '../encode.js';
-import { type AddressItem, type Db, SqlParams, addressItem } from './sql.js';
+import { type AddressItem, type Db, SqlParams, addressItem, keysetCondition } from './sql.js';
 
 export interface WithdrawalItem {
   index: number;
@@ -31,7 +31,7 @@ export async function listBlockWithdrawals(
 ): Promise<WithdrawalItem[]> {
   const params = new SqlParams();
   const conditions = [`w.block_hash = ${params.add(byteaFromHex(blockHash))}`];
-  if (after !== null) conditions.push(`w.index < ${params.add(after.index)}::bigint`);
+  if (after !== null) conditions.push(keysetCondition(params, '<', [['w.index', after.index, 'bigint']]));
   const { rows } = await db.query<WithdrawalRow>(
     `SELECT w.index, w.validator_index, w.address, ra.is_contract AS receiver_is_contract, w.amount
      FROM (SELECT * FROM withdrawals w WHERE ${conditions.join(' AND ')} ORDER BY w.index DESC LIMIT ${params.add(limit)}) w
