@@ -57,25 +57,30 @@ export interface BlockRecord {
   priorityFee: bigint;
 }
 
-export interface TransactionRecord {
+/** What a transaction says itself, whether mined or waiting in the pool (its gas price aside). */
+export interface TransactionBody {
   hash: Hex;
-  blockNumber: bigint;
-  blockHash: Hex;
-  index: number;
-  blockTimestamp: bigint;
   from: Address;
+  /** null for contract creations. */
   to: Address | null;
-  createdContract: Address | null;
   nonce: bigint;
   /** EIP-2718 type, null when the node reports none. */
   type: number | null;
   value: bigint;
   gasLimit: bigint;
-  /** The effective gas price paid (receipt effectiveGasPrice, else the transaction's gasPrice). */
-  gasPrice: bigint | null;
   maxFeePerGas: bigint | null;
   maxPriorityFeePerGas: bigint | null;
   input: Hex;
+}
+
+export interface TransactionRecord extends TransactionBody {
+  blockNumber: bigint;
+  blockHash: Hex;
+  index: number;
+  blockTimestamp: bigint;
+  createdContract: Address | null;
+  /** The effective gas price paid (receipt effectiveGasPrice, else the transaction's gasPrice). */
+  gasPrice: bigint | null;
   /** Receipt status: 1 ok, 0 error, null when the receipt predates status (pre-Byzantium). */
   status: 0 | 1 | null;
   gasUsed: bigint;
@@ -214,20 +219,9 @@ export interface TokenMetadata {
 }
 
 /** A transaction waiting in the node's pool: what it asks for, nothing of what mining it would do. */
-export interface PoolTransaction {
-  hash: Hex;
-  from: Address;
-  /** null for contract creations. */
-  to: Address | null;
-  nonce: bigint;
-  type: number | null;
-  value: bigint;
-  gasLimit: bigint;
+export interface PoolTransaction extends TransactionBody {
   /** As the node reports it; for EIP-1559 transactions nodes report the max fee per gas here. */
   gasPrice: bigint | null;
-  maxFeePerGas: bigint | null;
-  maxPriorityFeePerGas: bigint | null;
-  input: Hex;
 }
 
 /** What the indexer is doing, for logs and the API's health endpoint. */

@@ -1,4 +1,4 @@
-import type { Hex } from '../../model.js';
+import type { Hex, TransactionBody, TransactionRecord } from '../../model.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import {
   type AddressItem,
@@ -41,20 +41,15 @@ export interface PendingTransactionKeyset {
 }
 
 /** What a mined and a pending transaction share; the fields a pool transaction lacks are null there. */
-interface TransactionFields {
-  hash: Hex;
+interface TransactionFields
+  extends Pick<TransactionBody, 'hash' | 'type' | 'value' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'input'> {
   from: AddressItem;
   to: AddressItem | null;
   createdContract: AddressItem | null;
   nonce: number;
-  type: number | null;
-  value: bigint;
-  gasLimit: bigint;
+  /** Mined: the effective price paid; pending: as the node reported it. */
   gasPrice: bigint | null;
-  maxFeePerGas: bigint | null;
-  maxPriorityFeePerGas: bigint | null;
-  input: Hex;
-  status: 0 | 1 | null;
+  status: TransactionRecord['status'];
   gasUsed: bigint | null;
   baseFeePerGas: bigint | null;
   error: string | null;
