@@ -10,7 +10,6 @@ const selectors = {
 } as const;
 
 const MAX_DECIMALS = 255n;
-const WORD_LENGTH = 66;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Text without NULs and surrounding blanks; null when nothing is left or the bytes are not UTF-8. */
@@ -27,7 +26,7 @@ function cleanText(bytes: Uint8Array): string | null {
 
 /** A name or symbol: an ABI string, or a bytes32 (as early tokens return them). */
 export function decodeText(data: Hex): string | null {
-  if (data.length === WORD_LENGTH) return cleanText(hexToBytes(data as ViemHex));
+  if (isHexData(data, 32)) return cleanText(hexToBytes(data as ViemHex));
   try {
     const [bytes] = decodeAbiParameters([{ type: 'bytes' }], data as ViemHex);
     return cleanText(hexToBytes(bytes));
