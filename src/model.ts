@@ -1,11 +1,24 @@
 /**
  * The vocabulary shared by every layer: chain data after decoding, before storage, and what one layer
- * hands another through src/app (the indexer's status for the API).
+ * hands another through src/app (the indexer's status for the API); and the few small pure helpers on
+ * hex values that more than one layer needs.
  * Hashes and addresses are lowercase 0x-hex; quantities are bigint; nothing here is JSON-RPC shaped.
  */
 
 export type Hex = `0x${string}`;
 export type Address = Hex;
+
+/** Where mints come from and burns go (0x…dEaD is an ordinary address). */
+export const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
+
+/** A quantity as JSON-RPC and Parity's traces write it: 0x and its hex digits, no leading zeros. */
+export const hexQuantity = (value: bigint | number): Hex => `0x${value.toString(16)}`;
+
+const HEX_DATA = /^0x(?:[0-9a-f]{2})*$/i;
+
+/** Whether a value is 0x-prefixed hex bytes (digits of either case), and exactly `bytes` long when given. */
+export const isHexData = (value: unknown, bytes?: number): value is string =>
+  typeof value === 'string' && HEX_DATA.test(value) && (bytes === undefined || value.length === 2 + 2 * bytes);
 
 /** The node clients Sextant tells apart. */
 export const variants = ['geth', 'erigon', 'nethermind', 'besu', 'reth', 'anvil'] as const;
@@ -44,25 +57,30 @@ export interface BlockRecord {
   priorityFee: bigint;
 }
 
-export interface TransactionRecord {
+/** What a transaction says itself, whether mined or waiting in the pool (its gas price aside). */
+export interface TransactionBody {
   hash: Hex;
-  blockNumber: bigint;
-  blockHash: Hex;
-  index: number;
-  blockTimestamp: bigint;
   from: Address;
+  /** null for contract creations. */
   to: Address | null;
-  createdContract: Address | null;
   nonce: bigint;
   /** EIP-2718 type, null when the node reports none. */
   type: number | null;
   value: bigint;
   gasLimit: bigint;
-  /** The effective gas price paid (receipt effectiveGasPrice, else the transaction's gasPrice). */
-  gasPrice: bigint | null;
   maxFeePerGas: bigint | null;
   maxPriorityFeePerGas: bigint | null;
   input: Hex;
+}
+
+export interface TransactionRecord extends TransactionBody {
+  blockNumber: bigint;
+  blockHash: Hex;
+  index: number;
+  blockTimestamp: bigint;
+  createdContract: Address | null;
+  /** The effective gas price paid (receipt effectiveGasPrice, else the transaction's gasPrice). */
+  gasPrice: bigint | null;
   /** Receipt status: 1 ok, 0 error, null when the receipt predates status (pre-Byzantium). */
   status: 0 | 1 | null;
   gasUsed: bigint;
@@ -201,20 +219,9 @@ export interface TokenMetadata {
 }
 
 /** A transaction waiting in the node's pool: what it asks for, nothing of what mining it would do. */
-export interface PoolTransaction {
-  hash: Hex;
-  from: Address;
-  /** null for contract creations. */
-  to: Address | null;
-  nonce: bigint;
-  type: number | null;
-  value: bigint;
-  gasLimit: bigint;
+export interface PoolTransaction extends TransactionBody {
   /** As the node reports it; for EIP-1559 transactions nodes report the max fee per gas here. */
   gasPrice: bigint | null;
-  maxFeePerGas: bigint | null;
-  maxPriorityFeePerGas: bigint | null;
-  input: Hex;
 }
 
 /** Whether the node or the database answers the indexer; the failure it gives while it does not. */

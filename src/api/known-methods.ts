@@ -1,4 +1,4 @@
-import type { Hex } from '../model.js';
+import { type Hex, isHexData } from '../model.js';
 
 /** The method names clients filter transactions by, and their 4-byte selectors (Blockscout's table). */
 export const knownMethodSelectors = {
@@ -18,11 +18,18 @@ const namesBySelector = new Map<string, KnownMethodName>(
 /** The known name of a lowercase 0x-prefixed selector. */
 export const knownMethodName = (selector: Hex): KnownMethodName | undefined => namesBySelector.get(selector);
 
+/** The method an input calls: its known name, else its 4-byte selector; null for an input shorter than a selector. */
+export function calledMethod(input: Hex): string | null {
+  if (input.length < 10) return null;
+  const selector = input.slice(0, 10) as Hex;
+  return knownMethodName(selector) ?? selector;
+}
+
 const isKnownMethodName = (value: string): value is KnownMethodName => Object.hasOwn(knownMethodSelectors, value);
 
 /** The selector a method filter value names: a known method name, or a 4-byte selector (0x optional, any case). */
 export function methodSelector(value: string): Hex | undefined {
   if (isKnownMethodName(value)) return knownMethodSelectors[value];
-  const hex = value.startsWith('0x') ? value.slice(2) : value;
-  return /^[0-9a-fA-F]{8}$/.test(hex) ? `0x${hex.toLowerCase()}` : undefined;
+  const selector = value.startsWith('0x') ? value : `0x${value}`;
+  return isHexData(selector, 4) ? (selector.toLowerCase() as Hex) : undefined;
 }

@@ -11,15 +11,15 @@ import type { BlocksValidatedKeyset } from '../store/read/blocks.js';
 import type { InternalTransactionKeyset } from '../store/read/internal-transactions.js';
 import { type NftCollectionKeyset, nftTypeOrder } from '../store/read/nft-collections.js';
 import type { TokenBalanceKeyset } from '../store/read/token-balances.js';
-import type { TokenTransferKeyset } from '../store/read/token-transfers.js';
+import type { TokenTransferItem, TokenTransferKeyset } from '../store/read/token-transfers.js';
 import type { MinedTransactionKeyset, PendingTransactionKeyset } from '../store/read/transactions.js';
 import type { WithdrawalKeyset } from '../store/read/withdrawals.js';
 import { InvalidParametersError } from './errors.js';
-import { AddressHashParam, FullHashParam, Nullable, StringEnum } from './schemas.js';
+import { AddressHashParam, FullHashParam, Nullable, StringEnum, decimal } from './schemas.js';
 import { tokenTypes } from './token-types.js';
 
 /**
- * Keyset paging, one codec per list. Pages hold 50 items; 51 rows are fetched and the 51st only says
+ * Keyset paging, one codec per list. Pages hold 50 items; 51 items are fetched and the 51st only says
  * that a next page exists. next_page_params is built from the last item of the page, the client sends
  * its members back verbatim, and a partial set of them is a 422 naming each missing one.
  */
@@ -41,8 +41,8 @@ export interface KeysetCodec<Members extends TProperties, Keyset, Item> {
   readonly responseMembers: TProperties;
   /** The keyset the client sent back, or null for the first page. */
   parse(query: Partial<MemberValues<Members>>): Keyset | null;
-  /** Splits fetched rows (up to fetchSize) into the page and its next_page_params. */
-  page<T extends Item>(rows: T[]): { rows: T[]; nextPageParams: NextPageParams<Members> | null };
+  /** Splits fetched items (up to fetchSize) into the page and its next_page_params. */
+  page<T extends Item>(items: T[]): { items: T[]; nextPageParams: NextPageParams<Members> | null };
 }
 
 export type NextPageParams<Members extends TProperties> = MemberValues<Members> & { items_count?: number };
@@ -83,13 +83,13 @@ export function defineKeyset<Members extends TProperties, Keyset, Item>(
       }
       return spec.toKeyset(query as MemberValues<Members>);
     },
-    page(rows) {
-      const pageRows = rows.slice(0, pageSize);
-      const last = pageRows[pageRows.length - 1];
-      if (rows.length <= pageSize || last === undefined) return { rows: pageRows, nextPageParams: null };
+    page(items) {
+      const pageItems = items.slice(0, pageSize);
+      const last = pageItems[pageItems.length - 1];
+      if (items.length <= pageSize || last === undefined) return { items: pageItems, nextPageParams: null };
       const members = spec.fromItem(last);
       return {
-        rows: pageRows,
+        items: pageItems,
         nextPageParams: spec.itemsCount ? { ...members, items_count: pageSize } : members,
       };
     },
@@ -138,46 +138,42 @@ export const transactionsKeyset = defineKeyset({
   members: { block_number: BlockNumberMember, index: IntegerIndexMember },
   itemsCount: true,
   toKeyset: (v): MinedTransactionKeyset => ({ blockNumber: v.block_number, index: v.index }),
-  fromItem: (row: { blockNumber: number; index: number }) => ({ block_number: row.blockNumber, index: row.index }),
+  fromItem: (item: { blockNumber: number; index: number }) => ({ block_number: item.blockNumber, index: item.index }),
 });
 
 export const pendingTransactionsKeyset = defineKeyset({
   members: { inserted_at: InsertedAtMember, hash: FullHashParam },
   itemsCount: true,
   toKeyset: (v): PendingTransactionKeyset => ({ insertedAt: v.inserted_at, hash: v.hash.toLowerCase() as Hex }),
-  fromItem: (row: { insertedAt: string; hash: string }) => ({ inserted_at: row.insertedAt, hash: row.hash }),
+  fromItem: (item: { insertedAt: string; hash: string }) => ({ inserted_at: item.insertedAt, hash: item.hash }),
 });
 
 export const blocksValidatedKeyset = defineKeyset({
   members: { block_number: BlockNumberMember },
   itemsCount: true,
   toKeyset: (v): BlocksValidatedKeyset => ({ blockNumber: v.block_number }),
-  fromItem: (row: { number: number }) => ({ block_number: row.number }),
+  fromItem: (item: { number: number }) => ({ block_number: item.number }),
 });
 
 export const withdrawalsKeyset = defineKeyset({
   members: { index: BigIntegerIndexMember },
   itemsCount: true,
   toKeyset: (v): WithdrawalKeyset => ({ index: v.index }),
-  fromItem: (row: { index: number }) => ({ index: row.index }),
+  fromItem: (item: { index: number }) => ({ index: item.index }),
 });
 
 export const internalTransactionsKeyset = defineKeyset({
   members: { block_number: BlockNumberMember, index: IntegerIndexMember, transaction_index: IntegerIndexMember },
   itemsCount: true,
   toKeyset: (v): InternalTransactionKeyset => ({ blockNumber: v.block_number, transactionIndex: v.transaction_index, index: v.index }),
-  fromItem: (row: { blockNumber: number; transactionIndex: number; index: number }) => ({
-    block_number: row.blockNumber,
-    index: row.index,
-    transaction_index: row.transactionIndex,
+  fromItem: (item: { blockNumber: number; transactionIndex: number; index: number }) => ({
+    block_number: item.blockNumber,
+    index: item.index,
+    transaction_index: item.transactionIndex,
   }),
 });
 
-interface TokenTransferItem {
-  blockNumber: number;
-  logIndex: number;
-  batchIndex: number;
-}
+type TokenTransferPosition = Pick<TokenTransferItem, 'blockNumber' | 'logIndex' | 'batchIndex'>;
 
 const tokenTransferPosition = {
   block_number: BlockNumberMember,
@@ -192,10 +188,10 @@ const toTokenTransferKeyset = (v: { block_number: number; index: number; batch_i
   batchIndex: v.batch_index,
 });
 
-const tokenTransferMembers = (row: TokenTransferItem) => ({
-  block_number: row.blockNumber,
-  index: row.logIndex,
-  batch_index: row.batchIndex,
+const tokenTransferMembers = (item: TokenTransferPosition) => ({
+  block_number: item.blockNumber,
+  index: item.logIndex,
+  batch_index: item.batchIndex,
 });
 
 export const tokenTransfersKeyset = defineKeyset({
@@ -215,15 +211,15 @@ export const instanceTransfersKeyset = defineKeyset({
   members: { ...tokenTransferPosition, token_id: TokenIdMember },
   itemsCount: false,
   toKeyset: toTokenTransferKeyset,
-  fromItem: (row: TokenTransferItem & { tokenId: bigint | null }) => ({
-    ...tokenTransferMembers(row),
-    token_id: String(row.tokenId),
+  fromItem: (item: TokenTransferPosition & { tokenId: bigint | null }) => ({
+    ...tokenTransferMembers(item),
+    token_id: String(item.tokenId),
   }),
 });
 
 /**
  * E1: value, token_name and token_type as the spec lists them (value a decimal string: balances exceed
- * what a JSON number holds exactly), made unique by the token's address and the row's id.
+ * what a JSON number holds exactly), made unique by the token's address and the item's id.
  */
 export const tokenBalancesKeyset = defineKeyset({
   members: {
@@ -244,12 +240,12 @@ export const tokenBalancesKeyset = defineKeyset({
       tokenId: tokenId === null ? null : BigInt(tokenId),
     };
   },
-  fromItem: (row: { value: bigint; tokenId: bigint | null; token: { name: string | null; type: (typeof tokenTypes)[number]; address: Hex } }) => ({
-    value: row.value.toString(),
-    token_name: row.token.name,
-    token_type: row.token.type,
-    token_contract_address_hash: row.token.address,
-    token_id: row.tokenId?.toString() ?? null,
+  fromItem: (item: { value: bigint; tokenId: bigint | null; token: { name: string | null; type: (typeof tokenTypes)[number]; address: Hex } }) => ({
+    value: item.value.toString(),
+    token_name: item.token.name,
+    token_type: item.token.type,
+    token_contract_address_hash: item.token.address,
+    token_id: decimal(item.tokenId),
   }),
 });
 
@@ -261,8 +257,8 @@ export const nftCollectionsKeyset = defineKeyset({
     tokenType: v.token_type,
     tokenAddress: v.token_contract_address_hash.toLowerCase() as Hex,
   }),
-  fromItem: (row: { token: { address: Hex; type: string } }) => ({
-    token_contract_address_hash: row.token.address,
-    token_type: row.token.type as NftCollectionKeyset['tokenType'],
+  fromItem: (item: { token: { address: Hex; type: string } }) => ({
+    token_contract_address_hash: item.token.address,
+    token_type: item.token.type as NftCollectionKeyset['tokenType'],
   }),
 });

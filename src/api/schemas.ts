@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 /**
- * TypeBox building blocks shared by the routes and the views.
+ * TypeBox building blocks shared by the routes and the views, and how a value is written to fit one.
  * A parameter's description completes "Expected …" in the 422 that names it.
  */
 
@@ -14,6 +14,9 @@ export const StringEnum = <const T extends readonly string[]>(values: T) =>
 
 /** A decimal string of an integer: amounts, gas and fees. */
 export const DecimalString = Type.String({ pattern: '^-?[0-9]+$' });
+
+/** An integer as a DecimalString (an id, a count), or null. */
+export const decimal = (value: bigint | null): string | null => (value === null ? null : value.toString());
 
 export const HexString = Type.String({ pattern: '^0x[0-9a-f]*$' });
 

@@ -1,5 +1,5 @@
 import { decodeFunctionResult, encodeFunctionData, multicall3Abi, type Hex as ViemHex } from 'viem';
-import type { Address, Hex } from '../model.js';
+import { type Address, type Hex, isHexData } from '../model.js';
 import { InvalidNodeResponseError, RpcError } from './errors.js';
 import type { RpcClient } from './rpc.js';
 
@@ -23,11 +23,9 @@ export interface ContractCaller {
   call(calls: readonly ContractCall[]): Promise<(Hex | null)[]>;
 }
 
-const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
-
 /** Return data as the node gave it; anything but hex bytes is the node's failure, not the contract's answer. */
 function returnData(answer: unknown): Hex {
-  if (typeof answer === 'string' && HEX_DATA.test(answer)) return answer as Hex;
+  if (isHexData(answer)) return answer as Hex;
   throw new InvalidNodeResponseError('eth_call', '', `is not hex data (${JSON.stringify(answer)?.slice(0, 80)})`);
 }
 
@@ -90,7 +88,7 @@ export function createContractCaller(client: RpcClient): ContractCaller {
     if (hasMulticall3 === undefined) {
       try {
         const code = await client.request<unknown>('eth_getCode', [MULTICALL3_ADDRESS, 'latest']);
-        hasMulticall3 = typeof code === 'string' && code !== '0x' && HEX_DATA.test(code);
+        hasMulticall3 = isHexData(code) && code !== '0x';
       } catch (error) {
         if (!(error instanceof RpcError)) return false;
         hasMulticall3 = false;

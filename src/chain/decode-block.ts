@@ -13,7 +13,7 @@ type TransactionMarkers = RpcTransaction & { accessList?: unknown[]; yParity?: s
 type ReceiptMarkers = RpcReceipt & { root?: string };
 
 /** What every part of a block is checked against. */
-interface BlockIdentity {
+interface BlockContext {
   number: bigint;
   hash: Hex;
   timestamp: bigint;
@@ -31,13 +31,13 @@ export function decodeBlock(raw: RawBlockData): BlockBundle {
   const complain: Complain = complainAbout(`block ${raw.number}`);
   const fields = nodeFields<BlockMarkers>(raw.block, '', complain);
   checkForkMembers(fields);
-  const identity: BlockIdentity = {
+  const context: BlockContext = {
     number: fields.quantity('number'),
     hash: fields.hash('hash'),
     timestamp: fields.quantity('timestamp'),
     london: fields.has('baseFeePerGas'),
   };
-  expectSame(identity.number, raw.number, 'number', 'the block asked for', complain);
+  expectSame(context.number, raw.number, 'number', 'the block asked for', complain);
 
   const rawTransactions = fields.list('transactions');
   const receipts: unknown = raw.receipts;
@@ -45,20 +45,20 @@ export function decodeBlock(raw: RawBlockData): BlockBundle {
   if (receipts.length !== rawTransactions.length) {
     complain('receipts', `has ${receipts.length} receipts for ${rawTransactions.length} transactions`);
   }
-  const decoded = rawTransactions.map((transaction, i) => decodeTransaction(transaction, receipts[i], i, identity, complain));
+  const decoded = rawTransactions.map((transaction, i) => decodeTransaction(transaction, receipts[i], i, context, complain));
   const transactions = decoded.map(({ transaction }) => transaction);
   const logs = decoded.flatMap(({ logs }) => logs);
   const withdrawals = (fields.optionalList('withdrawals') ?? []).map((withdrawal, i) =>
-    decodeWithdrawal(withdrawal, `withdrawals[${i}]`, identity, complain),
+    decodeWithdrawal(withdrawal, `withdrawals[${i}]`, context, complain),
   );
   const baseFeePerGas = fields.optionalQuantity('baseFeePerGas');
 
   return {
     block: {
-      number: identity.number,
-      hash: identity.hash,
+      number: context.number,
+      hash: context.hash,
       parentHash: fields.hash('parentHash'),
-      timestamp: identity.timestamp,
+      timestamp: context.timestamp,
       miner: fields.address('miner'),
       nonce: fields.optionalData('nonce'),
       difficulty: fields.optionalQuantity('difficulty'),
@@ -105,7 +105,7 @@ function decodeTransaction(
   transaction: unknown,
   receipt: unknown,
   position: number,
-  block: BlockIdentity,
+  block: BlockContext,
   complain: Complain,
 ): { transaction: TransactionRecord; logs: LogRecord[] } {
   const path = `transactions[${position}]`;
@@ -169,7 +169,7 @@ function decodeTransaction(
 }
 
 /** The transaction's type, checked against the members that type must carry. */
-function transactionType(fields: NodeFields<TransactionMarkers>, block: BlockIdentity, path: string): number | null {
+function transactionType(fields: NodeFields<TransactionMarkers>, block: BlockContext, path: string): number | null {
   if (block.london || fields.has('accessList') || fields.has('maxFeePerGas') || fields.has('yParity')) {
     fields.require(block.london ? 'the block is of London or later' : `${path} is a typed transaction`, 'type');
   }
@@ -184,7 +184,7 @@ function decodeLog(
   log: unknown,
   path: string,
   transaction: { hash: Hex; index: number },
-  block: BlockIdentity,
+  block: BlockContext,
   complain: Complain,
 ): LogRecord {
   const fields = nodeFields<RpcLog>(log, path, complain);
@@ -205,7 +205,7 @@ function decodeLog(
   };
 }
 
-function decodeWithdrawal(withdrawal: unknown, path: string, block: BlockIdentity, complain: Complain): WithdrawalRecord {
+function decodeWithdrawal(withdrawal: unknown, path: string, block: BlockContext, complain: Complain): WithdrawalRecord {
   const fields = nodeFields<RpcWithdrawal>(withdrawal, path, complain);
   return {
     blockHash: block.hash,

@@ -1,4 +1,4 @@
-import { numberToHex } from 'viem';
+import { hexQuantity } from '../model.js';
 import type { NodeCapabilities } from './capabilities.js';
 import { BlockNotFoundError } from './errors.js';
 import { complainAbout, nodeFields, readQuantity } from './node-fields.js';
@@ -48,11 +48,11 @@ export async function fetchBlocks(
 }
 
 function blockCall(number: bigint): RpcCall {
-  return { method: 'eth_getBlockByNumber', params: [numberToHex(number), true] };
+  return { method: 'eth_getBlockByNumber', params: [hexQuantity(number), true] };
 }
 
 function blockReceiptsCall(number: bigint): RpcCall {
-  return { method: 'eth_getBlockReceipts', params: [numberToHex(number)] };
+  return { method: 'eth_getBlockReceipts', params: [hexQuantity(number)] };
 }
 
 function found(answer: unknown, number: bigint, method: string): unknown {

@@ -1,4 +1,4 @@
-import type { BlockTraces, Hex, InternalTransactionRecord, UntracedBlock } from '../model.js';
+import { type BlockTraces, type Hex, type InternalTransactionRecord, type UntracedBlock, hexQuantity } from '../model.js';
 import type { TraceMethod } from './capabilities.js';
 import { flattenCallFrame } from './call-tracer.js';
 import { RpcError } from './errors.js';
@@ -7,13 +7,12 @@ import { decodeParityTraces } from './parity-traces.js';
 import type { RpcCall, RpcClient } from './rpc.js';
 import { readObject } from './trace-fields.js';
 
-const hexNumber = (n: bigint) => `0x${n.toString(16)}`;
 const callTracer = { tracer: 'callTracer' };
 
 const blockCall = (method: TraceMethod, block: UntracedBlock): RpcCall =>
   method === 'trace_block'
-    ? { method, params: [hexNumber(block.number)] }
-    : { method, params: [hexNumber(block.number), callTracer] };
+    ? { method, params: [hexQuantity(block.number)] }
+    : { method, params: [hexQuantity(block.number), callTracer] };
 
 const transactionCall = (method: TraceMethod, hash: Hex): RpcCall =>
   method === 'trace_block'

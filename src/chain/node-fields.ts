@@ -1,4 +1,4 @@
-import type { Address, Hex } from '../model.js';
+import { type Address, type Hex, isHexData } from '../model.js';
 import { InvalidNodeResponseError } from './errors.js';
 
 /** Reports a malformed value at `field`; never returns. */
@@ -37,7 +37,6 @@ export interface NodeFields<T> {
 }
 
 const QUANTITY = /^0x[0-9a-f]{1,64}$/i;
-const DATA = /^0x(?:[0-9a-f]{2})*$/i;
 
 /**
  * Reads the object `value` found at `path` (e.g. `transactions[3]`); every problem is reported
@@ -93,7 +92,7 @@ export function readQuantity(value: unknown, field: string, complain: Complain):
 }
 
 function checkData(value: unknown, field: string, complain: Complain, bytes?: number): Hex {
-  if (typeof value !== 'string' || !DATA.test(value)) complain(field, `is not hex data (${describe(value)})`);
+  if (!isHexData(value)) complain(field, `is not hex data (${describe(value)})`);
   if (bytes !== undefined && value.length !== 2 + 2 * bytes) {
     complain(field, `is not ${bytes} bytes long (${describe(value)})`);
   }

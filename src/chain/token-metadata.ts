@@ -1,5 +1,5 @@
 import { decodeAbiParameters, hexToBytes, type Hex as ViemHex } from 'viem';
-import type { Address, Hex, TokenMetadata } from '../model.js';
+import { type Address, type Hex, type TokenMetadata, isHexData } from '../model.js';
 import type { ContractCaller } from './contract-calls.js';
 
 const selectors = {
@@ -10,7 +10,6 @@ const selectors = {
 } as const;
 
 const MAX_DECIMALS = 255n;
-const WORD_LENGTH = 66;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Text without NULs and surrounding blanks; null when nothing is left or the bytes are not UTF-8. */
@@ -27,7 +26,7 @@ function cleanText(bytes: Uint8Array): string | null {
 
 /** A name or symbol: an ABI string, or a bytes32 (as early tokens return them). */
 export function decodeText(data: Hex): string | null {
-  if (data.length === WORD_LENGTH) return cleanText(hexToBytes(data as ViemHex));
+  if (isHexData(data, 32)) return cleanText(hexToBytes(data as ViemHex));
   try {
     const [bytes] = decodeAbiParameters([{ type: 'bytes' }], data as ViemHex);
     return cleanText(hexToBytes(bytes));
@@ -38,7 +37,7 @@ export function decodeText(data: Hex): string | null {
 
 /** A uint256 answer; null unless the answer is exactly one word (and, with a bound, within it). */
 export function decodeUint(data: Hex, max?: bigint): bigint | null {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(data)) return null;
+  if (!isHexData(data, 32)) return null;
   const value = BigInt(data);
   return max !== undefined && value > max ? null : value;
 }

@@ -1,5 +1,5 @@
 import { decodeAbiParameters } from 'viem';
-import type { Address, Hex, LogRecord, TokenTransferRecord, TokenType } from '../model.js';
+import { type Address, type Hex, type LogRecord, type TokenTransferRecord, type TokenType, isHexData } from '../model.js';
 
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const TRANSFER_SINGLE = '0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62';
@@ -13,8 +13,6 @@ type Transfer = Omit<TokenTransferRecord, 'blockHash' | 'blockNumber' | 'transac
 const topicAddress = (topic: Hex): Address | null =>
   /^0x0{24}[0-9a-f]{40}$/.test(topic) ? (`0x${topic.slice(26)}` as Address) : null;
 
-const isWord = (data: Hex): boolean => data.length === 66;
-
 /**
  * The transfers one log announces, or [] when it is not a token transfer or is malformed (a
  * contract may emit anything under these signatures).
@@ -26,7 +24,7 @@ function transfersOfLog(log: LogRecord): Transfer[] {
     const from = indexed[0] === undefined ? null : topicAddress(indexed[0]);
     const to = indexed[1] === undefined ? null : topicAddress(indexed[1]);
     if (from === null || to === null) return [];
-    if (indexed.length === 2 && isWord(log.data)) {
+    if (indexed.length === 2 && isHexData(log.data, 32)) {
       return [{ ...base, tokenType: 'ERC-20', from, to, amount: BigInt(log.data), tokenId: null }];
     }
     if (indexed.length === 3 && indexed[2] !== undefined) {

@@ -1,12 +1,9 @@
-import type { Address, Hex, TokenType } from '../model.js';
+import { type Address, type Hex, type TokenType, isHexData } from '../model.js';
 import type { ContractCall, ContractCaller } from './contract-calls.js';
 import { decodeText } from './token-metadata.js';
 
 const TOKEN_URI = '0xc87b56dd'; // tokenURI(uint256), ERC-721
 const URI = '0x0e89341c'; // uri(uint256), ERC-1155
-
-/** One word: what a contract answers that returns a number or an address, not a string. */
-const WORD_LENGTH = 66;
 
 const idWord = (id: bigint): string => id.toString(16).padStart(64, '0');
 
@@ -19,7 +16,8 @@ export interface NftId {
 const uriCall = ({ token, type, id }: NftId): ContractCall => ({ to: token, data: `${type === 'ERC-1155' ? URI : TOKEN_URI}${idWord(id)}` });
 
 function decodeUri({ type, id }: NftId, data: Hex | null): string | null {
-  if (data === null || data.length === WORD_LENGTH) return null;
+  // One word is what a contract answers that returns a number or an address, not a string.
+  if (data === null || isHexData(data, 32)) return null;
   const uri = decodeText(data);
   return uri === null || type !== 'ERC-1155' ? uri : uri.replaceAll('{id}', idWord(id));
 }

@@ -1,4 +1,4 @@
-import type { PoolTransaction } from '../model.js';
+import { type PoolTransaction, hexQuantity } from '../model.js';
 import { InvalidNodeResponseError, RpcError } from './errors.js';
 import { complainAbout, nodeFields, type Complain } from './node-fields.js';
 import type { RpcClient } from './rpc.js';
@@ -91,7 +91,7 @@ function decodePoolTransaction(
 
 /** Nodes key the pool by decimal nonce; a hex key is read too. */
 const isNonceKey = (key: string, nonce: bigint): boolean =>
-  key === nonce.toString() || key.toLowerCase() === `0x${nonce.toString(16)}`;
+  key === nonce.toString() || key.toLowerCase() === hexQuantity(nonce);
 
 function objectAt(value: unknown, path: string, complain: Complain): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -1,12 +1,15 @@
 import type { Hex } from '../model.js';
 
-/** Values as PostgreSQL reads them in COPY CSV input and in query parameters. */
+/**
+ * Conversions between the model's values (Hex, bigint) and PostgreSQL's: cells of COPY CSV input,
+ * query parameters, and the columns pg returns (bytea as a Buffer, numeric and bigint as strings).
+ */
 
 export function byteaCell(hex: Hex): string {
   return `\\x${hex.slice(2)}`;
 }
 
-export function optionalByteaCell(hex: Hex | null): string | null {
+export function nullableByteaCell(hex: Hex | null): string | null {
   return hex === null ? null : byteaCell(hex);
 }
 
@@ -22,10 +25,12 @@ export function timestampCell(secondsSinceEpoch: bigint): string {
   return new Date(Number(secondsSinceEpoch) * 1000).toISOString();
 }
 
-export function hexToBuffer(hex: Hex): Buffer {
-  return Buffer.from(hex.slice(2), 'hex');
-}
+export const byteaFromHex = (hex: Hex): Buffer => Buffer.from(hex.slice(2), 'hex');
 
-export function bufferToHex(buffer: Buffer): Hex {
-  return `0x${buffer.toString('hex')}`;
-}
+export const nullableByteaFromHex = (hex: Hex | null): Buffer | null => (hex === null ? null : byteaFromHex(hex));
+
+export const hexFromBytea = (bytes: Buffer): Hex => `0x${bytes.toString('hex')}`;
+
+export const hexFromNullableBytea = (bytes: Buffer | null): Hex | null => (bytes === null ? null : hexFromBytea(bytes));
+
+export const bigintFromNumeric = (value: string | null): bigint | null => (value === null ? null : BigInt(value));

@@ -1,6 +1,10 @@
 import type { Pool } from 'pg';
 import type { Hex } from '../model.js';
-import { bufferToHex } from './encode.js';
+import { hexFromBytea } from './encode.js';
+import type { Db } from './read/sql.js';
+
+/** The highest consensus block number (null on an empty database), as a scalar subquery. */
+export const indexedHead = '(SELECT max(number) FROM blocks WHERE consensus)';
 
 export interface BlockRange {
   from: bigint;
@@ -30,12 +34,12 @@ export async function consensusBlockHash(pool: Pool, number: bigint): Promise<He
     'SELECT hash FROM blocks WHERE consensus AND number = $1',
     [number.toString()],
   );
-  return rows[0] ? bufferToHex(rows[0].hash) : null;
+  return rows[0] ? hexFromBytea(rows[0].hash) : null;
 }
 
 /** The highest consensus block number, or null on an empty database. */
-export async function highestIndexedBlock(pool: Pool): Promise<bigint | null> {
-  const { rows } = await pool.query<{ number: string | null }>('SELECT max(number)::text AS number FROM blocks WHERE consensus');
+export async function highestIndexedBlock(db: Db): Promise<bigint | null> {
+  const { rows } = await db.query<{ number: string | null }>(`SELECT ${indexedHead}::text AS number`);
   return rows[0]?.number == null ? null : BigInt(rows[0].number);
 }
 

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Address, TokenType } from '../model.js';
-import { bufferToHex, hexToBuffer } from './encode.js';
+import { byteaFromHex, hexFromBytea } from './encode.js';
 
 export interface PendingInstance {
   token: Address;
@@ -23,7 +23,7 @@ export async function findInstancesWithoutMetadata(pool: Pool, limit: number): P
      WHERE ti.metadata_fetched_at IS NULL ORDER BY ti.token_address, ti.token_id LIMIT $1`,
     [limit],
   );
-  return rows.map((r) => ({ token: bufferToHex(r.token_address), type: r.type, id: BigInt(r.token_id), mark: r.metadata_mark }));
+  return rows.map((r) => ({ token: hexFromBytea(r.token_address), type: r.type, id: BigInt(r.token_id), mark: r.metadata_mark }));
 }
 
 /**
@@ -39,7 +39,7 @@ export async function saveInstanceMetadata(pool: Pool, fetched: readonly Fetched
        AS f(token_address, token_id, token_uri, metadata, error, mark)
      WHERE ti.token_address = f.token_address AND ti.token_id = f.token_id AND ti.metadata_mark = f.mark`,
     [
-      fetched.map((f) => hexToBuffer(f.token)),
+      fetched.map((f) => byteaFromHex(f.token)),
       fetched.map((f) => f.id.toString()),
       fetched.map((f) => f.tokenUri?.replaceAll('\u0000', '') ?? null),
       fetched.map((f) => (f.metadata === null ? null : JSON.stringify(f.metadata))),

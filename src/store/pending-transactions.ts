@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { Hex, PoolTransaction } from '../model.js';
-import { hexToBuffer, numericCell } from './encode.js';
+import { byteaFromHex, nullableByteaFromHex, numericCell } from './encode.js';
 import { inTransaction } from './transaction.js';
 
 /**
@@ -25,7 +25,7 @@ export interface PoolSnapshotChanges {
  */
 export async function replacePendingTransactions(pool: Pool, snapshot: readonly PoolTransaction[]): Promise<PoolSnapshotChanges> {
   const unique = [...new Map(snapshot.map((t) => [t.hash, t])).values()];
-  const hashes = unique.map((t) => hexToBuffer(t.hash));
+  const hashes = unique.map((t) => byteaFromHex(t.hash));
   return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [POOL_SNAPSHOT_LOCK]);
     const removed = await client.query('DELETE FROM pending_transactions WHERE hash <> ALL($1::bytea[])', [hashes]);
@@ -42,8 +42,8 @@ export async function replacePendingTransactions(pool: Pool, snapshot: readonly 
        ON CONFLICT (hash) DO NOTHING`,
       [
         hashes,
-        unique.map((t) => hexToBuffer(t.from)),
-        unique.map((t) => (t.to === null ? null : hexToBuffer(t.to))),
+        unique.map((t) => byteaFromHex(t.from)),
+        unique.map((t) => nullableByteaFromHex(t.to)),
         unique.map((t) => numericCell(t.nonce)),
         unique.map((t) => t.type),
         unique.map((t) => numericCell(t.value)),
@@ -51,7 +51,7 @@ export async function replacePendingTransactions(pool: Pool, snapshot: readonly 
         unique.map((t) => numericCell(t.gasPrice)),
         unique.map((t) => numericCell(t.maxFeePerGas)),
         unique.map((t) => numericCell(t.maxPriorityFeePerGas)),
-        unique.map((t) => hexToBuffer(t.input)),
+        unique.map((t) => byteaFromHex(t.input)),
       ],
     );
     return { added: added.rowCount ?? 0, removed: removed.rowCount ?? 0 };
@@ -62,5 +62,5 @@ export async function replacePendingTransactions(pool: Pool, snapshot: readonly 
 export async function removeMinedFromPending(client: PoolClient, minedHashes: readonly Hex[]): Promise<void> {
   if (minedHashes.length === 0) return;
   await client.query('SELECT pg_advisory_xact_lock_shared($1)', [POOL_SNAPSHOT_LOCK]);
-  await client.query('DELETE FROM pending_transactions WHERE hash = ANY($1::bytea[])', [minedHashes.map(hexToBuffer)]);
+  await client.query('DELETE FROM pending_transactions WHERE hash = ANY($1::bytea[])', [minedHashes.map(byteaFromHex)]);
 }

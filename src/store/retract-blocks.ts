@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { TokenTransferRecord, TokenType } from '../model.js';
-import { bufferToHex } from './encode.js';
+import { bigintFromNumeric, hexFromBytea } from './encode.js';
 import { revertTokenTransfers } from './token-ledger.js';
 import { inTransaction } from './transaction.js';
 
@@ -20,18 +20,18 @@ interface RetractedTransferRow {
 }
 
 const toTransferRecord = (r: RetractedTransferRow): TokenTransferRecord => ({
-  blockHash: bufferToHex(r.block_hash),
+  blockHash: hexFromBytea(r.block_hash),
   blockNumber: BigInt(r.block_number),
-  transactionHash: bufferToHex(r.transaction_hash),
+  transactionHash: hexFromBytea(r.transaction_hash),
   transactionIndex: r.transaction_index,
   logIndex: r.log_index,
   batchIndex: r.batch_index,
-  tokenAddress: bufferToHex(r.token_address),
+  tokenAddress: hexFromBytea(r.token_address),
   tokenType: r.token_type,
-  from: bufferToHex(r.from_address),
-  to: bufferToHex(r.to_address),
+  from: hexFromBytea(r.from_address),
+  to: hexFromBytea(r.to_address),
   amount: BigInt(r.amount),
-  tokenId: r.token_id === null ? null : BigInt(r.token_id),
+  tokenId: bigintFromNumeric(r.token_id),
 });
 
 /**

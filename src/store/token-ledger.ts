@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
-import type { Address, TokenTransferRecord, TokenType } from '../model.js';
-import { hexToBuffer } from './encode.js';
+import { type Address, type TokenTransferRecord, type TokenType, ZERO_ADDRESS } from '../model.js';
+import { byteaFromHex, nullableByteaFromHex } from './encode.js';
 import { inLockOrder } from './lock-order.js';
 
 /**
@@ -10,8 +10,6 @@ import { inLockOrder } from './lock-order.js';
  * marks that send a token whose supply moved back to the metadata stage. Applied with direction -1 it
  * undoes the same transfers, which is how retracted blocks are reverted.
  */
-
-const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 
 const byKey = ([a]: [string, unknown], [b]: [string, unknown]): number => inLockOrder(a, b);
 
@@ -61,7 +59,7 @@ async function recordTokens(client: PoolClient, transfers: readonly TokenTransfe
      ON CONFLICT (address) DO UPDATE SET type = 'ERC-404'
      WHERE tokens.type <> EXCLUDED.type AND tokens.type IN ('ERC-20', 'ERC-721') AND EXCLUDED.type IN ('ERC-20', 'ERC-721', 'ERC-404')
      RETURNING address, type`,
-    [addresses.map(hexToBuffer), addresses.map((a) => types.get(a))],
+    [addresses.map(byteaFromHex), addresses.map((a) => types.get(a))],
   );
   const nowErc404 = rows.filter((r) => r.type === 'ERC-404').map((r) => r.address);
   if (nowErc404.length === 0) return;
@@ -81,7 +79,7 @@ async function lockTokens(client: PoolClient, transfers: readonly TokenTransferR
   const addresses = [...new Set(transfers.map((t) => t.tokenAddress))].sort();
   if (addresses.length === 0) return;
   await client.query('SELECT 1 FROM tokens WHERE address = ANY($1::bytea[]) ORDER BY address FOR NO KEY UPDATE', [
-    addresses.map(hexToBuffer),
+    addresses.map(byteaFromHex),
   ]);
 }
 
@@ -119,8 +117,8 @@ async function applyBalances(client: PoolClient, transfers: readonly TokenTransf
      UPDATE tokens SET holders_count = holders_count + c.change FROM changes c
      WHERE tokens.address = c.token_address AND c.change <> 0`,
     [
-      deltas.map((d) => hexToBuffer(d.holder)),
-      deltas.map((d) => hexToBuffer(d.token)),
+      deltas.map((d) => byteaFromHex(d.holder)),
+      deltas.map((d) => byteaFromHex(d.token)),
       deltas.map((d) => d.tokenId?.toString() ?? null),
       deltas.map((d) => d.delta.toString()),
     ],
@@ -172,9 +170,9 @@ async function recordInstances(client: PoolClient, transfers: readonly TokenTran
      WHERE EXCLUDED.owner IS NOT NULL AND (token_instances.owner_block_number IS NULL
        OR (token_instances.owner_block_number, token_instances.owner_log_index) < (EXCLUDED.owner_block_number, EXCLUDED.owner_log_index))`,
     [
-      rows.map((r) => hexToBuffer(r.token)),
+      rows.map((r) => byteaFromHex(r.token)),
       rows.map((r) => r.id.toString()),
-      rows.map((r) => (r.owner === null ? null : hexToBuffer(r.owner))),
+      rows.map((r) => nullableByteaFromHex(r.owner)),
       rows.map((r) => r.blockNumber?.toString() ?? null),
       rows.map((r) => r.logIndex),
     ],
@@ -196,7 +194,7 @@ async function markSupplyChanges(client: PoolClient, transfers: readonly TokenTr
   if (changed.length === 0) return;
   await client.query(
     `UPDATE tokens SET supply_mark = nextval('token_supply_marks') WHERE address = ANY($1::bytea[])`,
-    [changed.map(hexToBuffer)],
+    [changed.map(byteaFromHex)],
   );
 }
 
@@ -223,7 +221,7 @@ async function revertOwners(client: PoolClient, removed: readonly TokenTransferR
        WHERE tt.token_address = r.token_address AND tt.token_id = r.token_id
        ORDER BY tt.block_number DESC, tt.log_index DESC, tt.batch_index DESC LIMIT 1) l ON true
      WHERE ti.token_address = r.token_address AND ti.token_id = r.token_id`,
-    [owned.map((t) => hexToBuffer(t.tokenAddress)), owned.map((t) => t.tokenId!.toString())],
+    [owned.map((t) => byteaFromHex(t.tokenAddress)), owned.map((t) => t.tokenId!.toString())],
   );
 }
 
@@ -238,7 +236,7 @@ async function refreshInstances(client: PoolClient, removed: readonly TokenTrans
   if (ids.size === 0) return;
   // Sorted, so that concurrent writers lock rows in the same order.
   const keys = [...ids.keys()].sort().map((key) => ids.get(key)!);
-  const params = [keys.map(([token]) => hexToBuffer(token)), keys.map(([, id]) => id.toString())];
+  const params = [keys.map(([token]) => byteaFromHex(token)), keys.map(([, id]) => id.toString())];
   await client.query(
     `DELETE FROM token_instances ti USING unnest($1::bytea[], $2::numeric[]) AS r(token_address, token_id)
      WHERE ti.token_address = r.token_address AND ti.token_id = r.token_id

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Address, TokenMetadata } from '../model.js';
-import { bufferToHex, hexToBuffer } from './encode.js';
+import { byteaFromHex, hexFromBytea } from './encode.js';
 import { inLockOrder } from './lock-order.js';
 import { inTransaction } from './transaction.js';
 
@@ -10,7 +10,7 @@ export async function findTokensWithoutMetadata(pool: Pool, limit: number): Prom
     'SELECT address FROM tokens WHERE metadata_fetched_at IS NULL ORDER BY address LIMIT $1',
     [limit],
   );
-  return rows.map((r) => bufferToHex(r.address));
+  return rows.map((r) => hexFromBytea(r.address));
 }
 
 /**
@@ -23,7 +23,7 @@ export async function findTokensWithoutMetadata(pool: Pool, limit: number): Prom
 export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, TokenMetadata>): Promise<void> {
   const entries = [...read.entries()].sort(([a], [b]) => inLockOrder(a, b));
   if (entries.length === 0) return;
-  const addresses = entries.map(([address]) => hexToBuffer(address));
+  const addresses = entries.map(([address]) => byteaFromHex(address));
   await inTransaction(pool, async (client) => {
     await client.query(
       `UPDATE tokens SET name = m.name, symbol = m.symbol, decimals = m.decimals, total_supply = m.total_supply,
@@ -61,7 +61,7 @@ export async function findTokensWithSupplyMarks(pool: Pool, limit: number): Prom
      WHERE supply_mark IS NOT NULL AND metadata_fetched_at IS NOT NULL ORDER BY address LIMIT $1`,
     [limit],
   );
-  return rows.map((r) => ({ address: bufferToHex(r.address), mark: BigInt(r.mark) }));
+  return rows.map((r) => ({ address: hexFromBytea(r.address), mark: BigInt(r.mark) }));
 }
 
 /**
@@ -77,7 +77,7 @@ export async function saveTotalSupplies(pool: Pool, read: readonly (SupplyMark &
      FROM unnest($1::bytea[], $2::bigint[], $3::numeric[]) AS s(address, mark, total_supply)
      WHERE tokens.address = s.address`,
     [
-      entries.map((e) => hexToBuffer(e.address)),
+      entries.map((e) => byteaFromHex(e.address)),
       entries.map((e) => e.mark.toString()),
       entries.map((e) => e.totalSupply?.toString() ?? null),
     ],

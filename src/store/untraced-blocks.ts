@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { UntracedBlock } from '../model.js';
-import { bufferToHex } from './encode.js';
+import { hexFromBytea } from './encode.js';
 
 /** The lowest consensus blocks not traced yet, with their transaction hashes in block order. */
 export async function findUntracedBlocks(pool: Pool, limit: number): Promise<UntracedBlock[]> {
@@ -13,5 +13,5 @@ export async function findUntracedBlocks(pool: Pool, limit: number): Promise<Unt
       LIMIT $1`,
     [limit],
   );
-  return rows.map((r) => ({ hash: bufferToHex(r.hash), number: BigInt(r.number), transactionHashes: r.transaction_hashes.map(bufferToHex) }));
+  return rows.map((r) => ({ hash: hexFromBytea(r.hash), number: BigInt(r.number), transactionHashes: r.transaction_hashes.map(hexFromBytea) }));
 }

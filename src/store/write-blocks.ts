@@ -1,12 +1,13 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { BlockBundle } from '../model.js';
+import { markContracts } from './addresses.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
 import {
   byteaArrayCell,
   byteaCell,
-  hexToBuffer,
+  byteaFromHex,
+  nullableByteaCell,
   numericCell,
-  optionalByteaCell,
   timestampCell,
 } from './encode.js';
 import { removeMinedFromPending } from './pending-transactions.js';
@@ -36,7 +37,7 @@ const tokenTransferColumns = [
 function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
   return bundles.map(({ block: b }) => [
     byteaCell(b.hash), numericCell(b.number), byteaCell(b.parentHash), 'true', timestampCell(b.timestamp),
-    byteaCell(b.miner), optionalByteaCell(b.nonce), numericCell(b.difficulty), numericCell(b.totalDifficulty),
+    byteaCell(b.miner), nullableByteaCell(b.nonce), numericCell(b.difficulty), numericCell(b.totalDifficulty),
     numericCell(b.size), byteaCell(b.extraData), byteaCell(b.stateRoot), numericCell(b.gasLimit), numericCell(b.gasUsed),
     numericCell(b.baseFeePerGas), numericCell(b.blobGasUsed), numericCell(b.excessBlobGas), byteaArrayCell(b.uncles),
     numericCell(b.transactionsCount), numericCell(b.withdrawalsCount), numericCell(b.transactionFees),
@@ -49,7 +50,7 @@ function transactionRows(bundles: readonly BlockBundle[]): Cell[][] {
   return bundles.flatMap(({ transactions }) =>
     transactions.map((t) => [
       byteaCell(t.hash), numericCell(t.blockNumber), byteaCell(t.blockHash), numericCell(t.index),
-      timestampCell(t.blockTimestamp), byteaCell(t.from), optionalByteaCell(t.to), optionalByteaCell(t.createdContract),
+      timestampCell(t.blockTimestamp), byteaCell(t.from), nullableByteaCell(t.to), nullableByteaCell(t.createdContract),
       numericCell(t.nonce), numericCell(t.type), numericCell(t.value), numericCell(t.gasLimit), numericCell(t.gasPrice),
       numericCell(t.maxFeePerGas), numericCell(t.maxPriorityFeePerGas), byteaCell(t.input), numericCell(t.status),
       numericCell(t.gasUsed), numericCell(t.cumulativeGasUsed), numericCell(t.maxFeePerBlobGas),
@@ -77,18 +78,6 @@ function tokenTransferRows(bundles: readonly BlockBundle[]): Cell[][] {
   );
 }
 
-async function recordContracts(client: PoolClient, bundles: readonly BlockBundle[]): Promise<void> {
-  const contracts = [...new Set(bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)))];
-  if (contracts.length === 0) return;
-  // Sorted, so that concurrent writers lock rows in the same order.
-  contracts.sort();
-  await client.query(
-    `INSERT INTO addresses (hash, is_contract) SELECT unnest($1::bytea[]), true
-     ON CONFLICT (hash) DO UPDATE SET is_contract = true WHERE NOT addresses.is_contract`,
-    [contracts.map(hexToBuffer)],
-  );
-}
-
 /** The rows a batch of blocks adds to the tables written by COPY, in the order they are written. */
 export function blockRowSets(bundles: readonly BlockBundle[]): RowSet[] {
   return [
@@ -110,10 +99,10 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
   return inTransaction(pool, async (client) => {
     // A block that lost consensus and is canonical again (a reorg and its undoing) comes back as new.
     await client.query('DELETE FROM blocks WHERE NOT consensus AND hash = ANY($1::bytea[])', [
-      bundles.map((b) => hexToBuffer(b.block.hash)),
+      bundles.map((b) => byteaFromHex(b.block.hash)),
     ]);
     for (const { table, columns, rows } of rowSets) await copyRows(client, table, columns, rows);
-    await recordContracts(client, bundles);
+    await markContracts(client, bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)));
     await applyTokenTransfers(client, bundles.flatMap((b) => b.tokenTransfers));
     await removeMinedFromPending(client, bundles.flatMap((b) => b.transactions.map((t) => t.hash)));
   });

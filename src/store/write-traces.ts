@@ -1,7 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
-import type { BlockRewardRecord, BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
+import type { Address, BlockRewardRecord, BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
+import { markContracts } from './addresses.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
-import { byteaCell, hexToBuffer, numericCell, optionalByteaCell } from './encode.js';
+import { byteaCell, byteaFromHex, hexFromBytea, nullableByteaCell, nullableByteaFromHex, numericCell } from './encode.js';
 import { inTransaction } from './transaction.js';
 
 const internalTransactionColumns = [
@@ -13,8 +14,8 @@ function internalTransactionRows(traces: BlockTraces): Cell[][] {
   return traces.internalTransactions.map((t) => [
     byteaCell(traces.blockHash), numericCell(t.transactionIndex), numericCell(t.index), numericCell(traces.blockNumber),
     byteaCell(t.transactionHash), `{${t.traceAddress.join(',')}}`, t.type, t.callType, byteaCell(t.from),
-    optionalByteaCell(t.to), optionalByteaCell(t.createdContract), numericCell(t.value), numericCell(t.gas),
-    numericCell(t.gasUsed), t.error, t.index === 0 ? null : optionalByteaCell(t.input), optionalByteaCell(t.output),
+    nullableByteaCell(t.to), nullableByteaCell(t.createdContract), numericCell(t.value), numericCell(t.gas),
+    numericCell(t.gasUsed), t.error, t.index === 0 ? null : nullableByteaCell(t.input), nullableByteaCell(t.output),
   ]);
 }
 
@@ -50,7 +51,7 @@ function transactionOutcomes(frames: readonly InternalTransactionRecord[]): Tran
 }
 
 /** Minted rewards per (address, type), the validator's with the block's transaction fees, as Blockscout records them. */
-function rewardRows(rewards: readonly BlockRewardRecord[]): BlockRewardRecord[] {
+function summedRewards(rewards: readonly BlockRewardRecord[]): BlockRewardRecord[] {
   const byKey = new Map<string, BlockRewardRecord>();
   for (const reward of rewards) {
     const key = `${reward.address}:${reward.type}`;
@@ -62,7 +63,7 @@ function rewardRows(rewards: readonly BlockRewardRecord[]): BlockRewardRecord[] 
 
 /** The blocks' rewards in one statement, each validator's with its block's transaction fees. */
 async function writeRewards(client: PoolClient, blocks: readonly BlockTraces[]): Promise<void> {
-  const rows = blocks.flatMap((traces) => rewardRows(traces.rewards).map((r) => ({ ...r, blockHash: traces.blockHash })));
+  const rows = blocks.flatMap((traces) => summedRewards(traces.rewards).map((r) => ({ ...r, blockHash: traces.blockHash })));
   if (rows.length === 0) return;
   await client.query(
     `INSERT INTO block_rewards (block_hash, address, type, reward)
@@ -70,8 +71,8 @@ async function writeRewards(client: PoolClient, blocks: readonly BlockTraces[]):
        FROM unnest($1::bytea[], $2::bytea[], $3::text[], $4::numeric[]) AS r (block_hash, address, type, reward)
        JOIN blocks b ON b.hash = r.block_hash`,
     [
-      rows.map((r) => hexToBuffer(r.blockHash)),
-      rows.map((r) => hexToBuffer(r.address)),
+      rows.map((r) => byteaFromHex(r.blockHash)),
+      rows.map((r) => byteaFromHex(r.address)),
       rows.map((r) => r.type),
       rows.map((r) => r.reward.toString()),
     ],
@@ -97,26 +98,18 @@ async function writeOutcomes(client: PoolClient, blocks: readonly BlockTraces[])
        FROM unnest($1::bytea[], $2::bytea[], $3::text[], $4::bytea[], $5::boolean[]) AS o (block_hash, hash, error, revert_reason, has_error)
       WHERE t.hash = o.hash AND t.block_hash = o.block_hash`,
     [
-      outcomes.map((o) => hexToBuffer(o.blockHash)),
-      outcomes.map((o) => hexToBuffer(o.hash)),
+      outcomes.map((o) => byteaFromHex(o.blockHash)),
+      outcomes.map((o) => byteaFromHex(o.hash)),
       outcomes.map((o) => o.error),
-      outcomes.map((o) => (o.revertReason === null ? null : hexToBuffer(o.revertReason))),
+      outcomes.map((o) => nullableByteaFromHex(o.revertReason)),
       outcomes.map((o) => o.hasErrorInInternalTransactions),
     ],
   );
 }
 
-async function recordCreatedContracts(client: PoolClient, traces: readonly BlockTraces[]): Promise<void> {
-  const created = traces.flatMap((t) => t.internalTransactions.flatMap((f) => (f.createdContract === null || f.error !== null ? [] : [f.createdContract])));
-  if (created.length === 0) return;
-  // Sorted, so that concurrent writers lock rows in the same order.
-  const contracts = [...new Set(created)].sort();
-  await client.query(
-    `INSERT INTO addresses (hash, is_contract) SELECT unnest($1::bytea[]), true
-     ON CONFLICT (hash) DO UPDATE SET is_contract = true WHERE NOT addresses.is_contract`,
-    [contracts.map(hexToBuffer)],
-  );
-}
+/** The contracts the frames that did not fail created. */
+const createdContracts = (traces: readonly BlockTraces[]): Address[] =>
+  traces.flatMap((t) => t.internalTransactions.flatMap((f) => (f.createdContract === null || f.error !== null ? [] : [f.createdContract])));
 
 /**
  * Stores the traces of blocks with everything derived from them, and marks the blocks traced, in
@@ -129,15 +122,15 @@ export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<{ hash: Buffer }>(
       'SELECT hash FROM blocks WHERE hash = ANY($1::bytea[]) AND consensus AND traced_at IS NULL ORDER BY hash FOR UPDATE',
-      [blocks.map((b) => hexToBuffer(b.blockHash))],
+      [blocks.map((b) => byteaFromHex(b.blockHash))],
     );
-    const current = new Set(rows.map((r) => `0x${r.hash.toString('hex')}`));
+    const current = new Set(rows.map((r) => hexFromBytea(r.hash)));
     const kept = blocks.filter((b) => current.has(b.blockHash));
     const { table, columns, rows: frames } = internalTransactionRowSet(kept);
     await copyRows(client, table, columns, frames);
     await writeRewards(client, kept);
     await writeOutcomes(client, kept);
-    await recordCreatedContracts(client, kept);
+    await markContracts(client, createdContracts(kept));
     await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [rows.map((r) => r.hash)]);
     return kept.length;
   });

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  bufferToHex,
+  hexFromBytea,
   byteaArrayCell,
   byteaCell,
-  hexToBuffer,
+  byteaFromHex,
   numericCell,
-  optionalByteaCell,
+  nullableByteaCell,
   timestampCell,
 } from '../../src/store/encode.js';
 
@@ -15,8 +15,8 @@ import {
 test('bytea in hex format: a backslash, x, the digits', () => {
   assert.equal(byteaCell('0x00ff10'), String.raw`\x00ff10`);
   assert.equal(byteaCell('0x'), String.raw`\x`, 'empty input data');
-  assert.equal(optionalByteaCell(null), null);
-  assert.equal(optionalByteaCell('0xab'), String.raw`\xab`);
+  assert.equal(nullableByteaCell(null), null);
+  assert.equal(nullableByteaCell('0xab'), String.raw`\xab`);
 });
 
 test('a bytea array literal escapes the backslash of each element', () => {
@@ -38,7 +38,7 @@ test('block timestamps as UTC ISO 8601', () => {
 });
 
 test('hex and buffers convert both ways, lowercase', () => {
-  assert.deepEqual([...hexToBuffer('0x00FFa0')], [0x00, 0xff, 0xa0]);
-  assert.equal(bufferToHex(Buffer.from([0x00, 0xff, 0xa0])), '0x00ffa0');
-  assert.equal(bufferToHex(Buffer.alloc(0)), '0x');
+  assert.deepEqual([...byteaFromHex('0x00FFa0')], [0x00, 0xff, 0xa0]);
+  assert.equal(hexFromBytea(Buffer.from([0x00, 0xff, 0xa0])), '0x00ffa0');
+  assert.equal(hexFromBytea(Buffer.alloc(0)), '0x');
 });

@@ -40,7 +40,7 @@ test('pages hold 50 items, and 51 rows are fetched to know whether a next page e
 
 test('51 rows give a page of the first 50 and next_page_params from the 50th', () => {
   const rows = transactionRows(51);
-  const { rows: page, nextPageParams } = transactionsKeyset.page(rows);
+  const { items: page, nextPageParams } = transactionsKeyset.page(rows);
   assert.deepEqual(page, rows.slice(0, 50));
   // The 50th row (i = 49) is block 1000 - 49 = 951, index 49 mod 3 = 1.
   assert.deepEqual(nextPageParams, { block_number: 951, index: 1, items_count: 50 });

@@ -23,8 +23,8 @@ export const addressBlocksValidatedRoute: ApiRoute = (app, { db }) => {
     async (request) => {
       const miner = request.params.address_hash.toLowerCase() as Hex;
       const after = blocksValidatedKeyset.parse(request.query);
-      const { rows, nextPageParams } = blocksValidatedKeyset.page(await listBlocksValidated(db, miner, after, fetchSize));
-      return { items: rows.map(blockView), next_page_params: nextPageParams };
+      const { items, nextPageParams } = blocksValidatedKeyset.page(await listBlocksValidated(db, miner, after, fetchSize));
+      return { items: items.map(blockView), next_page_params: nextPageParams };
     },
   );
 };

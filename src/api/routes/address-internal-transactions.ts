@@ -30,9 +30,9 @@ export const addressInternalTransactionsRoute: ApiRoute = (app, { db }) => {
       const address = request.params.address_hash.toLowerCase() as Hex;
       const { side } = requireValid({ side: parseChoice<(typeof sides)[number] | 'both'>('filter', request.query.filter, sides, 'both') });
       const after = internalTransactionsKeyset.parse(request.query);
-      const rows = await listAddressInternalTransactions(db, address, side === 'both' ? null : side, after, fetchSize);
-      const page = internalTransactionsKeyset.page(rows);
-      return { items: page.rows.map(internalTransactionView), next_page_params: page.nextPageParams };
+      const fetched = await listAddressInternalTransactions(db, address, side === 'both' ? null : side, after, fetchSize);
+      const page = internalTransactionsKeyset.page(fetched);
+      return { items: page.items.map(internalTransactionView), next_page_params: page.nextPageParams };
     },
   );
 };

@@ -39,14 +39,14 @@ export const addressNftCollectionsRoute: ApiRoute = (app, { db }) => {
       const { types } = requireValid({ types: parseTokenTypes(request.query.type, nftTypeOrder) });
       const after = nftCollectionsKeyset.parse(request.query);
       const address = request.params.address_hash.toLowerCase() as Hex;
-      const { rows, nextPageParams } = nftCollectionsKeyset.page(await listNftCollections(db, address, types, after, fetchSize));
+      const { items, nextPageParams } = nftCollectionsKeyset.page(await listNftCollections(db, address, types, after, fetchSize));
       return {
-        items: rows.map((row) => ({
-          amount: row.amount.toString(),
-          token: tokenView(row.token),
-          token_instances: row.previews.map((preview) => ({
+        items: items.map((item) => ({
+          amount: item.amount.toString(),
+          token: tokenView(item.token),
+          token_instances: item.previews.map((preview) => ({
             ...tokenInstanceView(preview.tokenId, preview.metadata, null),
-            token_type: row.token.type,
+            token_type: item.token.type,
             value: preview.value.toString(),
           })),
         })),

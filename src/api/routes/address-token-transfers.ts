@@ -40,10 +40,10 @@ export const addressTokenTransfersRoute: ApiRoute = (app, { db }) => {
         types,
         token: (query.token?.toLowerCase() as Hex | undefined) ?? null,
       };
-      const { rows, nextPageParams } = tokenTransfersKeyset.page(
+      const { items, nextPageParams } = tokenTransfersKeyset.page(
         await listAddressTokenTransfers(db, address, filters, after, fetchSize),
       );
-      return { items: rows.map(tokenTransferView), next_page_params: nextPageParams };
+      return { items: items.map(tokenTransferView), next_page_params: nextPageParams };
     },
   );
 };

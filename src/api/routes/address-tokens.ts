@@ -4,7 +4,7 @@ import { listTokenBalances } from '../../store/read/token-balances.js';
 import { requireValid } from '../filters.js';
 import { fetchSize, nextPageParamsSchema, tokenBalancesKeyset } from '../paging.js';
 import type { ApiRoute } from '../route.js';
-import { AddressHashParam, Nullable } from '../schemas.js';
+import { AddressHashParam, Nullable, decimal } from '../schemas.js';
 import { parseTokenTypes, tokenTypes } from '../token-types.js';
 import { TokenInstanceSchema, tokenInstanceView } from '../views/token-instance.js';
 import { TokenSchema, tokenView } from '../views/token.js';
@@ -37,16 +37,16 @@ export const addressTokensRoute: ApiRoute = (app, { db }) => {
       const { types } = requireValid({ types: parseTokenTypes(request.query.type, tokenTypes) });
       const after = tokenBalancesKeyset.parse(request.query);
       const address = request.params.address_hash.toLowerCase() as Hex;
-      const { rows, nextPageParams } = tokenBalancesKeyset.page(await listTokenBalances(db, address, types, after, fetchSize));
+      const { items, nextPageParams } = tokenBalancesKeyset.page(await listTokenBalances(db, address, types, after, fetchSize));
       return {
-        items: rows.map((row) => {
-          const token = tokenView(row.token);
+        items: items.map((item) => {
+          const token = tokenView(item.token);
           return {
             token,
-            token_id: row.tokenId?.toString() ?? null,
+            token_id: decimal(item.tokenId),
             token_instance:
-              row.tokenId === null || row.instance === null ? null : tokenInstanceView(row.tokenId, row.instance.metadata, token),
-            value: row.value.toString(),
+              item.tokenId === null || item.instance === null ? null : tokenInstanceView(item.tokenId, item.instance.metadata, token),
+            value: item.value.toString(),
           };
         }),
         next_page_params: nextPageParams,

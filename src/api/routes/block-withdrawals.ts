@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Hex } from '../../model.js';
-import { type BlockIdentity, findBlockByHash, findBlockByNumber } from '../../store/read/blocks.js';
+import { type BlockIdentityItem, findBlockByHash, findBlockByNumber } from '../../store/read/blocks.js';
 import type { Db } from '../../store/read/sql.js';
 import { listBlockWithdrawals } from '../../store/read/withdrawals.js';
 import { NotFoundError } from '../errors.js';
@@ -22,7 +22,7 @@ const Response = Type.Object({
  * The block a path names. By hash: any block, consensus or not. By number: the consensus block; a
  * number whose block lost consensus is a 404 that says so, and one above the indexed head is unknown.
  */
-async function resolveBlock(db: Db, numberOrHash: string): Promise<BlockIdentity> {
+async function resolveBlock(db: Db, numberOrHash: string): Promise<BlockIdentityItem> {
   if (numberOrHash.startsWith('0x')) {
     const block = await findBlockByHash(db, numberOrHash.toLowerCase() as Hex);
     if (block === null) throw new NotFoundError();
@@ -44,8 +44,8 @@ export const blockWithdrawalsRoute: ApiRoute = (app, { db }) => {
     async (request) => {
       const after = withdrawalsKeyset.parse(request.query);
       const block = await resolveBlock(db, request.params.block_number_or_hash);
-      const { rows, nextPageParams } = withdrawalsKeyset.page(await listBlockWithdrawals(db, block.hash, after, fetchSize));
-      return { items: rows.map(blockWithdrawalView), next_page_params: nextPageParams };
+      const { items, nextPageParams } = withdrawalsKeyset.page(await listBlockWithdrawals(db, block.hash, after, fetchSize));
+      return { items: items.map(blockWithdrawalView), next_page_params: nextPageParams };
     },
   );
 };

@@ -43,10 +43,10 @@ export const tokenInstanceTransfersRoute: ApiRoute = (app, { db, instanceTransfe
           .replaceAll('{id}', request.params.id);
         void reply.header('link', `<${successor}>; rel="successor-version"`);
       }
-      const { rows, nextPageParams } = instanceTransfersKeyset.page(
+      const { items, nextPageParams } = instanceTransfersKeyset.page(
         await listInstanceTokenTransfers(db, address, BigInt(request.params.id), after, fetchSize),
       );
-      return { items: rows.map(tokenTransferView), next_page_params: nextPageParams };
+      return { items: items.map(tokenTransferView), next_page_params: nextPageParams };
     },
   );
 };

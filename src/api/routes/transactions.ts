@@ -43,12 +43,12 @@ export const transactionsRoute: ApiRoute = (app, { db }) => {
 
     if (filter === 'pending') {
       const after = pendingTransactionsKeyset.parse(query);
-      const { rows, nextPageParams } = pendingTransactionsKeyset.page(
+      const { items, nextPageParams } = pendingTransactionsKeyset.page(
         await listPendingTransactions(db, filters, after, fetchSize),
       );
       // Confirmations and their timing do not apply to pool transactions.
       const timing = { head: null, averageBlockTimeMs: null };
-      return { items: rows.map((row) => transactionView(row, timing)), next_page_params: nextPageParams };
+      return { items: items.map((item) => transactionView(item, timing)), next_page_params: nextPageParams };
     }
 
     const after = transactionsKeyset.parse(query);
@@ -56,7 +56,7 @@ export const transactionsRoute: ApiRoute = (app, { db }) => {
       readChainTiming(db),
       listMinedTransactions(db, filters, after, fetchSize),
     ]);
-    const { rows, nextPageParams } = transactionsKeyset.page(fetched);
-    return { items: rows.map((row) => transactionView(row, timing)), next_page_params: nextPageParams };
+    const { items, nextPageParams } = transactionsKeyset.page(fetched);
+    return { items: items.map((item) => transactionView(item, timing)), next_page_params: nextPageParams };
   });
 };

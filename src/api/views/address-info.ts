@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { AddressRow } from '../../store/read/sql.js';
+import type { AddressItem } from '../../store/read/sql.js';
 import { Nullable } from '../schemas.js';
 import { checksumAddress } from './checksum-address.js';
 
@@ -26,7 +26,7 @@ export const AddressInfoSchema = Type.Object({
 
 export type AddressInfo = Static<typeof AddressInfoSchema>;
 
-export function addressInfo(address: AddressRow): AddressInfo {
+export function addressInfo(address: AddressItem): AddressInfo {
   return {
     ens_domain_name: null,
     hash: checksumAddress(address.hash),

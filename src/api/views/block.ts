@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { BlockRewardRow, BlockRow } from '../../store/read/blocks.js';
-import { DecimalString, HexString, Nullable, StringEnum, Timestamp } from '../schemas.js';
+import type { BlockRewardItem, BlockItem } from '../../store/read/blocks.js';
+import { DecimalString, HexString, Nullable, StringEnum, Timestamp, decimal } from '../schemas.js';
 import { AddressInfoSchema, addressInfo } from './address-info.js';
 import { percentage, percentageAboveTarget } from './percentage.js';
 
@@ -50,48 +50,46 @@ const rewardLabels: Record<string, string> = {
   uncle: 'Uncle Reward',
 };
 
-const rewardView = (reward: BlockRewardRow) => ({
+const rewardView = (reward: BlockRewardItem) => ({
   reward: reward.reward.toString(),
   type: rewardLabels[reward.type] ?? reward.type,
 });
 
-const decimal = (value: bigint | null): string | null => (value === null ? null : value.toString());
-
-export function blockView(row: BlockRow): Block {
+export function blockView(item: BlockItem): Block {
   return {
-    base_fee_per_gas: decimal(row.baseFeePerGas),
-    beacon_deposits_count: row.beaconDepositsCount,
-    blob_gas_used: decimal(row.blobGasUsed),
-    blob_transactions_count: row.blobTransactionsCount,
-    burnt_fees: row.burntFees.toString(),
-    burnt_fees_percentage: row.transactionFees === 0n ? null : percentage(row.burntFees, row.transactionFees),
-    difficulty: decimal(row.difficulty),
-    excess_blob_gas: decimal(row.excessBlobGas),
-    extra_data: row.extraData,
-    gas_limit: row.gasLimit.toString(),
+    base_fee_per_gas: decimal(item.baseFeePerGas),
+    beacon_deposits_count: item.beaconDepositsCount,
+    blob_gas_used: decimal(item.blobGasUsed),
+    blob_transactions_count: item.blobTransactionsCount,
+    burnt_fees: item.burntFees.toString(),
+    burnt_fees_percentage: item.transactionFees === 0n ? null : percentage(item.burntFees, item.transactionFees),
+    difficulty: decimal(item.difficulty),
+    excess_blob_gas: decimal(item.excessBlobGas),
+    extra_data: item.extraData,
+    gas_limit: item.gasLimit.toString(),
     gas_target_percentage:
-      row.gasLimit === 0n ? 0 : percentageAboveTarget(row.gasUsed, row.gasLimit, elasticityMultiplier),
-    gas_used: row.gasUsed.toString(),
-    gas_used_percentage: row.gasLimit === 0n ? 0 : percentage(row.gasUsed, row.gasLimit),
-    hash: row.hash,
-    height: row.number,
+      item.gasLimit === 0n ? 0 : percentageAboveTarget(item.gasUsed, item.gasLimit, elasticityMultiplier),
+    gas_used: item.gasUsed.toString(),
+    gas_used_percentage: item.gasLimit === 0n ? 0 : percentage(item.gasUsed, item.gasLimit),
+    hash: item.hash,
+    height: item.number,
     // Internal transactions are counted only by the single-block endpoint.
     internal_transactions_count: null,
     is_pending_update: false,
-    miner: addressInfo(row.miner),
-    nonce: row.nonce,
-    parent_hash: row.parentHash,
-    priority_fee: row.priorityFee.toString(),
-    rewards: row.rewards.map(rewardView),
-    size: row.size,
-    state_root: row.stateRoot,
-    timestamp: row.timestamp,
-    total_difficulty: decimal(row.totalDifficulty),
-    transaction_fees: row.transactionFees.toString(),
-    transactions_count: row.transactionsCount,
+    miner: addressInfo(item.miner),
+    nonce: item.nonce,
+    parent_hash: item.parentHash,
+    priority_fee: item.priorityFee.toString(),
+    rewards: item.rewards.map(rewardView),
+    size: item.size,
+    state_root: item.stateRoot,
+    timestamp: item.timestamp,
+    total_difficulty: decimal(item.totalDifficulty),
+    transaction_fees: item.transactionFees.toString(),
+    transactions_count: item.transactionsCount,
     // Blocks that lost consensus are former main-chain blocks: uncles are only ever stored as hashes.
-    type: row.consensus ? 'block' : 'reorg',
-    uncles_hashes: row.uncles,
-    withdrawals_count: row.withdrawalsCount,
+    type: item.consensus ? 'block' : 'reorg',
+    uncles_hashes: item.uncles,
+    withdrawals_count: item.withdrawalsCount,
   };
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { InternalTransactionRow } from '../../store/read/internal-transactions.js';
+import type { InternalTransactionItem } from '../../store/read/internal-transactions.js';
 import { DecimalString, Nullable, Timestamp } from '../schemas.js';
 import { AddressInfoSchema, addressInfo } from './address-info.js';
 
@@ -21,21 +21,21 @@ export const InternalTransactionSchema = Type.Object({
 });
 
 /** As Blockscout renders it: the call type for calls, the created contract as `to` of a creation. */
-export function internalTransactionView(row: InternalTransactionRow) {
-  const to = row.to ?? row.createdContract;
+export function internalTransactionView(item: InternalTransactionItem) {
+  const to = item.to ?? item.createdContract;
   return {
-    block_number: row.blockNumber,
-    created_contract: row.createdContract === null ? null : addressInfo(row.createdContract),
-    error: row.error,
-    from: addressInfo(row.from),
-    gas_limit: (row.gas ?? 0n).toString(),
-    index: row.index,
-    success: row.error === null,
-    timestamp: row.timestamp,
+    block_number: item.blockNumber,
+    created_contract: item.createdContract === null ? null : addressInfo(item.createdContract),
+    error: item.error,
+    from: addressInfo(item.from),
+    gas_limit: (item.gas ?? 0n).toString(),
+    index: item.index,
+    success: item.error === null,
+    timestamp: item.timestamp,
     to: to === null ? null : addressInfo(to),
-    transaction_hash: row.transactionHash,
-    transaction_index: row.transactionIndex,
-    type: row.callType ?? row.type,
-    value: row.value.toString(),
+    transaction_hash: item.transactionHash,
+    transaction_index: item.transactionIndex,
+    type: item.callType ?? item.type,
+    value: item.value.toString(),
   };
 }

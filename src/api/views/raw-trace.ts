@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { InternalTransactionRecord } from '../../model.js';
+import { type InternalTransactionRecord, hexQuantity } from '../../model.js';
 import { Nullable } from '../schemas.js';
 
 /**
@@ -38,24 +38,22 @@ export const RawTraceEntrySchema = Type.Object({
   type: Type.String(),
 });
 
-const quantity = (value: bigint) => `0x${value.toString(16)}`;
-
 function action(frame: InternalTransactionRecord): Static<typeof ActionSchema> {
   switch (frame.type) {
     case 'call':
-      return { callType: frame.callType, from: frame.from, gas: quantity(frame.gas ?? 0n), input: frame.input, to: frame.to, value: quantity(frame.value) };
+      return { callType: frame.callType, from: frame.from, gas: hexQuantity(frame.gas ?? 0n), input: frame.input, to: frame.to, value: hexQuantity(frame.value) };
     case 'create':
     case 'create2':
-      return { creationMethod: frame.type, from: frame.from, gas: quantity(frame.gas ?? 0n), init: frame.input, value: quantity(frame.value) };
+      return { creationMethod: frame.type, from: frame.from, gas: hexQuantity(frame.gas ?? 0n), init: frame.input, value: hexQuantity(frame.value) };
     case 'selfdestruct':
-      return { address: frame.from, balance: quantity(frame.value), refundAddress: frame.to };
+      return { address: frame.from, balance: hexQuantity(frame.value), refundAddress: frame.to };
   }
 }
 
 function result(frame: InternalTransactionRecord): Static<typeof ResultSchema> | null {
   if (frame.gasUsed === null) return null;
-  if (frame.type === 'call') return { gasUsed: quantity(frame.gasUsed), output: frame.output };
-  return { address: frame.createdContract, code: frame.output, gasUsed: quantity(frame.gasUsed) };
+  if (frame.type === 'call') return { gasUsed: hexQuantity(frame.gasUsed), output: frame.output };
+  return { address: frame.createdContract, code: frame.output, gasUsed: hexQuantity(frame.gasUsed) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TokenRow } from '../../store/read/tokens.js';
-import { Nullable } from '../schemas.js';
+import type { TokenItem } from '../../store/read/tokens.js';
+import { Nullable, decimal } from '../schemas.js';
 import { checksumAddress } from './checksum-address.js';
 
 /**
@@ -25,19 +25,19 @@ export const TokenSchema = Type.Object({
 
 export type Token = Static<typeof TokenSchema>;
 
-export function tokenView(token: TokenRow): Token {
+export function tokenView(token: TokenItem): Token {
   return {
     address_hash: checksumAddress(token.address),
     circulating_market_cap: null,
     circulating_supply: null,
-    decimals: token.decimals?.toString() ?? null,
+    decimals: decimal(token.decimals),
     exchange_rate: null,
     holders_count: (token.holdersCount < 0n ? 0n : token.holdersCount).toString(),
     icon_url: null,
     name: token.name,
     reputation: 'ok',
     symbol: token.symbol,
-    total_supply: token.totalSupply?.toString() ?? null,
+    total_supply: decimal(token.totalSupply),
     type: token.type,
     volume_24h: null,
   };

@@ -1,9 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { Hex } from '../../model.js';
 import type { ChainTiming } from '../../store/read/chain.js';
-import { type TransactionKind, type TransactionRow, transactionKinds } from '../../store/read/transactions.js';
-import { knownMethodName } from '../known-methods.js';
-import { DecimalString, HexString, Nullable, StringEnum, Timestamp } from '../schemas.js';
+import { type TransactionItem, type TransactionKind, transactionKinds } from '../../store/read/transactions.js';
+import { calledMethod } from '../known-methods.js';
+import { DecimalString, HexString, Nullable, StringEnum, Timestamp, decimal } from '../schemas.js';
 import { type AddressInfo, AddressInfoSchema, addressInfo } from './address-info.js';
 
 /** A transaction as list endpoints render it (token_transfers and decoded input are not part of lists). */
@@ -51,108 +50,101 @@ export const TransactionSchema = Type.Object({
 
 export type Transaction = Static<typeof TransactionSchema>;
 
-const decimal = (value: bigint | null): string | null => (value === null ? null : value.toString());
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
 /** What the sender pays per gas above the base fee: min(max priority fee, max fee − base fee). */
-function priorityFeePerGas(row: TransactionRow): bigint | null {
-  if (row.maxPriorityFeePerGas === null || row.maxFeePerGas === null || row.baseFeePerGas === null) return null;
-  return min(row.maxPriorityFeePerGas, row.maxFeePerGas - row.baseFeePerGas);
+function priorityFeePerGas(item: TransactionItem): bigint | null {
+  if (item.maxPriorityFeePerGas === null || item.maxFeePerGas === null || item.baseFeePerGas === null) return null;
+  return min(item.maxPriorityFeePerGas, item.maxFeePerGas - item.baseFeePerGas);
 }
 
 /** The stored price, else the EIP-1559 effective price. */
-function gasPrice(row: TransactionRow): bigint | null {
-  if (row.gasPrice !== null) return row.gasPrice;
-  const priority = priorityFeePerGas(row);
-  return priority === null || row.baseFeePerGas === null ? null : row.baseFeePerGas + priority;
+function gasPrice(item: TransactionItem): bigint | null {
+  if (item.gasPrice !== null) return item.gasPrice;
+  const priority = priorityFeePerGas(item);
+  return priority === null || item.baseFeePerGas === null ? null : item.baseFeePerGas + priority;
 }
 
-function fee(row: TransactionRow): Transaction['fee'] {
-  const price = gasPrice(row);
-  if (row.gasUsed === null) return { type: 'maximum', value: decimal(price === null ? null : price * row.gasLimit) };
-  return { type: 'actual', value: decimal(price === null ? null : price * row.gasUsed) };
+function fee(item: TransactionItem): Transaction['fee'] {
+  const price = gasPrice(item);
+  if (item.gasUsed === null) return { type: 'maximum', value: decimal(price === null ? null : price * item.gasLimit) };
+  return { type: 'actual', value: decimal(price === null ? null : price * item.gasUsed) };
 }
 
-function burntFee(row: TransactionRow): bigint | null {
-  if (row.gasUsed === null || row.maxFeePerGas === null || row.baseFeePerGas === null) return null;
-  return row.maxFeePerGas === 0n ? 0n : row.baseFeePerGas * row.gasUsed;
+function burntFee(item: TransactionItem): bigint | null {
+  if (item.gasUsed === null || item.maxFeePerGas === null || item.baseFeePerGas === null) return null;
+  return item.maxFeePerGas === 0n ? 0n : item.baseFeePerGas * item.gasUsed;
 }
 
-function priorityFee(row: TransactionRow): bigint | null {
-  const perGas = priorityFeePerGas(row);
-  return perGas === null || row.gasUsed === null ? null : perGas * row.gasUsed;
+function priorityFee(item: TransactionItem): bigint | null {
+  const perGas = priorityFeePerGas(item);
+  return perGas === null || item.gasUsed === null ? null : perGas * item.gasUsed;
 }
 
-function result(row: TransactionRow): string {
-  if (row.blockNumber === null) return 'pending';
-  if (row.status === 1) return 'success';
-  if (row.status === 0 && row.error !== null) return row.error;
+function result(item: TransactionItem): string {
+  if (item.blockNumber === null) return 'pending';
+  if (item.status === 1) return 'success';
+  if (item.status === 0 && item.error !== null) return item.error;
   return 'awaiting_internal_transactions';
 }
 
-const selectorOf = (input: Hex): Hex | null => (input.length >= 10 ? (input.slice(0, 10) as Hex) : null);
-
 /** The called method: its name when known, else its selector; null unless the input calls a contract. */
-function method(row: TransactionRow): string | null {
-  const selector = selectorOf(row.input);
-  if (selector === null || row.to?.isContract !== true) return null;
-  return knownMethodName(selector) ?? selector;
-}
+const method = (item: TransactionItem): string | null => (item.to?.isContract === true ? calledMethod(item.input) : null);
 
-function transactionTypes(row: TransactionRow): TransactionKind[] {
+function transactionTypes(item: TransactionItem): TransactionKind[] {
   const applies: Record<TransactionKind, boolean> = {
-    coin_transfer: row.value > 0n,
-    contract_call: row.to?.isContract === true,
-    contract_creation: row.to === null,
-    token_creation: row.createsToken,
-    token_transfer: row.hasTokenTransfers,
+    coin_transfer: item.value > 0n,
+    contract_call: item.to?.isContract === true,
+    contract_creation: item.to === null,
+    token_creation: item.createsToken,
+    token_transfer: item.hasTokenTransfers,
   };
   return transactionKinds.filter((kind) => applies[kind]);
 }
 
-const embedded = (address: TransactionRow['to']): AddressInfo | null => (address === null ? null : addressInfo(address));
+const embedded = (address: TransactionItem['to']): AddressInfo | null => (address === null ? null : addressInfo(address));
 
-export function transactionView(row: TransactionRow, timing: ChainTiming): Transaction {
-  const mined = row.blockNumber !== null;
-  const outcome = result(row);
+export function transactionView(item: TransactionItem, timing: ChainTiming): Transaction {
+  const mined = item.blockNumber !== null;
+  const outcome = result(item);
   return {
     actions: [],
     authorization_list: [],
-    base_fee_per_gas: decimal(row.baseFeePerGas),
-    block_number: row.blockNumber,
+    base_fee_per_gas: decimal(item.baseFeePerGas),
+    block_number: item.blockNumber,
     confirmation_duration: mined && timing.averageBlockTimeMs !== null ? [0, timing.averageBlockTimeMs] : [],
-    confirmations: mined ? Math.max(1 + (timing.head ?? row.blockNumber) - row.blockNumber, 1) : 0,
-    created_contract: embedded(row.createdContract),
+    confirmations: mined ? Math.max(1 + (timing.head ?? item.blockNumber) - item.blockNumber, 1) : 0,
+    created_contract: embedded(item.createdContract),
     decoded_input: null,
     exchange_rate: null,
-    fee: fee(row),
+    fee: fee(item),
     fhe_operations_count: 0,
-    from: addressInfo(row.from),
-    gas_limit: Number(row.gasLimit),
-    gas_price: decimal(gasPrice(row)),
-    gas_used: decimal(row.gasUsed),
-    has_error_in_internal_transactions: row.hasErrorInInternalTransactions,
-    hash: row.hash,
+    from: addressInfo(item.from),
+    gas_limit: Number(item.gasLimit),
+    gas_price: decimal(gasPrice(item)),
+    gas_used: decimal(item.gasUsed),
+    has_error_in_internal_transactions: item.hasErrorInInternalTransactions,
+    hash: item.hash,
     historic_exchange_rate: null,
     is_pending_update: mined ? false : null,
-    max_fee_per_gas: decimal(row.maxFeePerGas),
-    max_priority_fee_per_gas: decimal(row.maxPriorityFeePerGas),
-    method: method(row),
-    nonce: row.nonce,
-    position: row.index,
-    priority_fee: decimal(priorityFee(row)),
-    raw_input: row.input,
+    max_fee_per_gas: decimal(item.maxFeePerGas),
+    max_priority_fee_per_gas: decimal(item.maxPriorityFeePerGas),
+    method: method(item),
+    nonce: item.nonce,
+    position: item.index,
+    priority_fee: decimal(priorityFee(item)),
+    raw_input: item.input,
     result: outcome,
-    revert_reason: outcome.toLowerCase().includes('reverted') ? { raw: row.revertReason } : null,
-    status: row.status === null ? null : row.status === 1 ? 'ok' : 'error',
-    timestamp: row.timestamp,
-    to: embedded(row.to),
+    revert_reason: outcome.toLowerCase().includes('reverted') ? { raw: item.revertReason } : null,
+    status: item.status === null ? null : item.status === 1 ? 'ok' : 'error',
+    timestamp: item.timestamp,
+    to: embedded(item.to),
     token_transfers: null,
     token_transfers_overflow: null,
-    transaction_burnt_fee: decimal(burntFee(row)),
+    transaction_burnt_fee: decimal(burntFee(item)),
     transaction_tag: null,
-    transaction_types: transactionTypes(row),
-    type: row.type,
-    value: row.value.toString(),
+    transaction_types: transactionTypes(item),
+    type: item.type,
+    value: item.value.toString(),
   };
 }

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { WithdrawalRow } from '../../store/read/withdrawals.js';
+import type { WithdrawalItem } from '../../store/read/withdrawals.js';
 import { DecimalString } from '../schemas.js';
 import { AddressInfoSchema, addressInfo } from './address-info.js';
 
@@ -13,11 +13,11 @@ export const BlockWithdrawalSchema = Type.Object({
 
 export type BlockWithdrawal = Static<typeof BlockWithdrawalSchema>;
 
-export function blockWithdrawalView(row: WithdrawalRow): BlockWithdrawal {
+export function blockWithdrawalView(item: WithdrawalItem): BlockWithdrawal {
   return {
-    amount: row.amount.toString(),
-    index: row.index,
-    receiver: addressInfo(row.receiver),
-    validator_index: row.validatorIndex,
+    amount: item.amount.toString(),
+    index: item.index,
+    receiver: addressInfo(item.receiver),
+    validator_index: item.validatorIndex,
   };
 }

@@ -85,7 +85,7 @@ export function startIndexer(options: IndexerOptions): Indexer {
 }
 
 /** What every part of a run shares: the node and database access, retried, and one queue of writes. */
-interface Run {
+interface IndexingContext {
   options: IndexerOptions;
   status: IndexerStatus;
   signal: AbortSignal;
@@ -102,7 +102,7 @@ async function run(
   controller: AbortController,
   markCaughtUp: () => void,
 ): Promise<void> {
-  const indexing = createRun(options, status, controller.signal);
+  const indexing = createIndexingContext(options, status, controller.signal);
   const head = options.lastBlock ?? (await indexing.retry('reading the head', () => fetchHeadNumber(options.client)));
   status.head = head;
   status.phase = 'backfilling';
@@ -142,7 +142,7 @@ async function allOrNothing(tasks: Promise<void>[], controller: AbortController)
   if (failure !== null) throw (failure as { error: unknown }).error;
 }
 
-function createRun(options: IndexerOptions, status: IndexerStatus, signal: AbortSignal): Run {
+function createIndexingContext(options: IndexerOptions, status: IndexerStatus, signal: AbortSignal): IndexingContext {
   const retry = createRetry({ logger: options.logger, backoff: options.backoff, signal, report: reportTo(status) });
   const batchSize = new AdaptiveBatchSize(options.batchSize);
   const fetchBundles = async (numbers: readonly bigint[]): Promise<BlockBundle[]> => {
@@ -193,7 +193,7 @@ async function watchHeads(options: IndexerOptions, status: IndexerStatus, wakeup
  * block's parent is the stored block below it. A broken link means that a block was fetched from a
  * branch that lost (a reorg while catching up): the stale blocks are retracted and the pass repeats.
  */
-async function repair(indexing: Run, from: bigint, to: bigint): Promise<void> {
+async function repair(indexing: IndexingContext, from: bigint, to: bigint): Promise<void> {
   const { pool, client } = indexing.options;
   while (!indexing.signal.aborted) {
     const missing = await indexing.retry('finding missing blocks', () => findMissingRanges(pool, from, to));
@@ -214,7 +214,7 @@ async function repair(indexing: Run, from: bigint, to: bigint): Promise<void> {
 }
 
 /** Fetches and stores the given batches, several in flight at once. */
-async function backfill(indexing: Run, batches: Iterator<bigint[]>): Promise<void> {
+async function backfill(indexing: IndexingContext, batches: Iterator<bigint[]>): Promise<void> {
   const worker = async () => {
     for (let next = batches.next(); !next.done && !indexing.signal.aborted; next = batches.next()) {
       await indexing.store(await indexing.fetchBundles(next.value));
@@ -228,7 +228,7 @@ async function backfill(indexing: Run, batches: Iterator<bigint[]>): Promise<voi
  * `floor()`, which the catch-up is indexing), and every few polls checks the recent chain with
  * `repair` and against the node's block at our tip, which finds a reorg that left the chain no longer.
  */
-async function follow(indexing: Run, wakeup: Wakeup, floor: () => bigint | null): Promise<void> {
+async function follow(indexing: IndexingContext, wakeup: Wakeup, floor: () => bigint | null): Promise<void> {
   const { options, status, signal } = indexing;
   const window = BigInt(options.maxReorgDepth + options.batchSize * options.concurrency);
   for (let polls = 0; !signal.aborted; ) {
@@ -251,7 +251,7 @@ async function follow(indexing: Run, wakeup: Wakeup, floor: () => bigint | null)
 }
 
 /** Retracts the stored blocks from `height` down that the node no longer has; true when there were any. */
-async function checkTip(indexing: Run, height: bigint): Promise<boolean> {
+async function checkTip(indexing: IndexingContext, height: bigint): Promise<boolean> {
   const header = await fetchBlockHeader(indexing.options.client, height);
   return indexing.exclusive(async () => retractStale(indexing, await lowestStaleHeight(indexing, height, header.hash)));
 }
@@ -261,7 +261,7 @@ async function checkTip(indexing: Run, height: bigint): Promise<boolean> {
  * the stored chain; a block whose parent is not the stored block means a reorg, whose stale blocks
  * are retracted (the next round indexes the node's branch in their place).
  */
-async function followTo(indexing: Run, indexed: bigint, latest: bigint): Promise<void> {
+async function followTo(indexing: IndexingContext, indexed: bigint, latest: bigint): Promise<void> {
   const from = indexed + 1n;
   const size = BigInt(indexing.options.batchSize);
   const bundles = await indexing.fetchBundles(range(from, latest - from + 1n > size ? from + size - 1n : latest));
@@ -285,7 +285,7 @@ async function followTo(indexing: Run, indexed: bigint, latest: bigint): Promise
  * consensus blocks with the node's: the lowest height whose stored block the node no longer has,
  * or null when the stored block at `height` is the node's (or there is none).
  */
-async function lowestStaleHeight(indexing: Run, height: bigint, nodeHash: Hex): Promise<bigint | null> {
+async function lowestStaleHeight(indexing: IndexingContext, height: bigint, nodeHash: Hex): Promise<bigint | null> {
   const { options } = indexing;
   let stale: bigint | null = null;
   let expected = nodeHash;
@@ -306,7 +306,7 @@ async function lowestStaleHeight(indexing: Run, height: bigint, nodeHash: Hex): 
 }
 
 /** Takes the stale blocks off the canonical chain; true when there were any. */
-async function retractStale(indexing: Run, staleFrom: bigint | null): Promise<boolean> {
+async function retractStale(indexing: IndexingContext, staleFrom: bigint | null): Promise<boolean> {
   if (staleFrom === null) return false;
   const retracted = await retractBlocksFrom(indexing.options.pool, staleFrom);
   indexing.options.logger.warn(`reorg: ${retracted} block(s) from ${staleFrom} replaced by the node's chain`);

@@ -1,40 +1,39 @@
 import type { BlockRecord, Hex } from '../../model.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
+import { indexedHead } from '../index-progress.js';
 import {
-  type AddressRow,
+  type AddressItem,
   type Db,
   SqlParams,
-  addressRow,
-  bigintFromNumeric,
-  byteaFromHex,
-  hexFromBytea,
-  hexFromNullableBytea,
+  addressItem,
   isoTimestamp,
+  keysetCondition,
 } from './sql.js';
 
-export interface BlockRewardRow {
+export interface BlockRewardItem {
   /** validator, emission_funds or uncle. */
   type: string;
   reward: bigint;
 }
 
 /** A block as the API reads it: the indexed record, with its miner's facts and its rewards. */
-export type BlockRow = Omit<BlockRecord, 'number' | 'timestamp' | 'miner' | 'size' | 'beaconDepositsCount'> & {
+export type BlockItem = Omit<BlockRecord, 'number' | 'timestamp' | 'miner' | 'size' | 'beaconDepositsCount'> & {
   number: number;
   /** Null for blocks stored before deposit requests were counted. */
   beaconDepositsCount: number | null;
   consensus: boolean;
   /** ISO 8601. */
   timestamp: string;
-  miner: AddressRow;
+  miner: AddressItem;
   size: number | null;
-  rewards: BlockRewardRow[];
+  rewards: BlockRewardItem[];
 };
 
 export interface BlocksValidatedKeyset {
   blockNumber: number;
 }
 
-interface BlockRecordRow {
+interface BlockRow {
   hash: Buffer;
   number: string;
   parent_hash: Buffer;
@@ -63,21 +62,21 @@ interface BlockRecordRow {
   priority_fee: string;
 }
 
-interface RewardRecordRow {
+interface BlockRewardRow {
   block_hash: Buffer;
   type: string;
   reward: string;
 }
 
-async function readRewards(db: Db, blockHashes: Buffer[]): Promise<Map<string, BlockRewardRow[]>> {
-  const byBlock = new Map<string, BlockRewardRow[]>();
+async function readRewards(db: Db, blockHashes: Buffer[]): Promise<Map<Hex, BlockRewardItem[]>> {
+  const byBlock = new Map<Hex, BlockRewardItem[]>();
   if (blockHashes.length === 0) return byBlock;
-  const { rows } = await db.query<RewardRecordRow>(
+  const { rows } = await db.query<BlockRewardRow>(
     'SELECT block_hash, type, reward FROM block_rewards WHERE block_hash = ANY($1) ORDER BY block_hash, address, type',
     [blockHashes],
   );
   for (const row of rows) {
-    const key = row.block_hash.toString('hex');
+    const key = hexFromBytea(row.block_hash);
     const rewards = byBlock.get(key) ?? [];
     rewards.push({ type: row.type, reward: BigInt(row.reward) });
     byBlock.set(key, rewards);
@@ -85,14 +84,14 @@ async function readRewards(db: Db, blockHashes: Buffer[]): Promise<Map<string, B
   return byBlock;
 }
 
-function toBlockRow(r: BlockRecordRow, rewards: BlockRewardRow[]): BlockRow {
+function toBlockItem(r: BlockRow, rewards: BlockRewardItem[]): BlockItem {
   return {
     hash: hexFromBytea(r.hash),
     number: Number(r.number),
     parentHash: hexFromBytea(r.parent_hash),
     consensus: r.consensus,
     timestamp: r.timestamp,
-    miner: addressRow(r.miner, r.miner_is_contract),
+    miner: addressItem(r.miner, r.miner_is_contract),
     nonce: hexFromNullableBytea(r.nonce),
     difficulty: bigintFromNumeric(r.difficulty),
     totalDifficulty: bigintFromNumeric(r.total_difficulty),
@@ -122,11 +121,11 @@ export async function listBlocksValidated(
   miner: Hex,
   after: BlocksValidatedKeyset | null,
   limit: number,
-): Promise<BlockRow[]> {
+): Promise<BlockItem[]> {
   const params = new SqlParams();
   const conditions = ['b.consensus', `b.miner = ${params.add(byteaFromHex(miner))}`];
-  if (after !== null) conditions.push(`b.number < ${params.add(after.blockNumber)}::bigint`);
-  const { rows } = await db.query<BlockRecordRow>(
+  if (after !== null) conditions.push(keysetCondition(params, '<', [['b.number', after.blockNumber, 'bigint']]));
+  const { rows } = await db.query<BlockRow>(
     `SELECT b.hash, b.number, b.parent_hash, b.consensus, ${isoTimestamp('b.timestamp')} AS timestamp,
             b.miner, ma.is_contract AS miner_is_contract, b.nonce, b.difficulty, b.total_difficulty, b.size,
             b.extra_data, b.state_root, b.gas_limit, b.gas_used, b.base_fee_per_gas, b.blob_gas_used,
@@ -138,10 +137,11 @@ export async function listBlocksValidated(
     params.values,
   );
   const rewards = await readRewards(db, rows.map((row) => row.hash));
-  return rows.map((row) => toBlockRow(row, rewards.get(row.hash.toString('hex')) ?? []));
+  return rows.map((row) => toBlockItem(row, rewards.get(hexFromBytea(row.hash)) ?? []));
 }
 
-export interface BlockIdentity {
+/** A stored block as a lookup by hash or number finds it. */
+export interface BlockIdentityItem {
   hash: Hex;
   consensus: boolean;
 }
@@ -151,33 +151,33 @@ interface BlockIdentityRow {
   consensus: boolean;
 }
 
-const toBlockIdentity = (row: BlockIdentityRow): BlockIdentity => ({ hash: hexFromBytea(row.hash), consensus: row.consensus });
+const toBlockIdentityItem = (row: BlockIdentityRow): BlockIdentityItem => ({ hash: hexFromBytea(row.hash), consensus: row.consensus });
 
 /** Any block, consensus or not, with this hash. */
-export async function findBlockByHash(db: Db, hash: Hex): Promise<BlockIdentity | null> {
+export async function findBlockByHash(db: Db, hash: Hex): Promise<BlockIdentityItem | null> {
   const { rows } = await db.query<BlockIdentityRow>('SELECT hash, consensus FROM blocks WHERE hash = $1', [
     byteaFromHex(hash),
   ]);
-  return rows[0] === undefined ? null : toBlockIdentity(rows[0]);
+  return rows[0] === undefined ? null : toBlockIdentityItem(rows[0]);
 }
 
 /**
  * The consensus block at this height; else, at or below the indexed head, a block at this height that
  * lost consensus; else null.
  */
-export async function findBlockByNumber(db: Db, number: number): Promise<BlockIdentity | null> {
+export async function findBlockByNumber(db: Db, number: number): Promise<BlockIdentityItem | null> {
   // The second branch runs only when the first finds nothing, and then only at or below the head;
   // no index serves it (non-consensus blocks are few), so it reads the table.
   const { rows } = await db.query<BlockIdentityRow>(
     `(SELECT hash, consensus FROM blocks WHERE number = $1 AND consensus)
      UNION ALL
      (SELECT hash, consensus FROM blocks
-      WHERE number = $1 AND NOT consensus AND $1 <= (SELECT max(number) FROM blocks WHERE consensus)
+      WHERE number = $1 AND NOT consensus AND $1 <= ${indexedHead}
       LIMIT 1)
      LIMIT 1`,
     [number],
   );
-  return rows[0] === undefined ? null : toBlockIdentity(rows[0]);
+  return rows[0] === undefined ? null : toBlockIdentityItem(rows[0]);
 }
 
 /** The newest consensus block's number and miner, or null before the first block. */

@@ -1,11 +1,9 @@
+import { highestIndexedBlock, indexedHead } from '../index-progress.js';
 import type { Db } from './sql.js';
 
 /** The highest consensus block number indexed, null before the first block. */
 export async function readIndexedHead(db: Db): Promise<number | null> {
-  const { rows } = await db.query<{ head: string | null }>(
-    'SELECT max(number) AS head FROM blocks WHERE consensus',
-  );
-  const head = rows[0]?.head ?? null;
+  const head = await highestIndexedBlock(db);
   return head === null ? null : Number(head);
 }
 
@@ -20,7 +18,7 @@ export interface ChainTiming {
 
 export async function readChainTiming(db: Db): Promise<ChainTiming> {
   const { rows } = await db.query<{ head: string | null; average_ms: string | null }>(
-    `WITH head AS (SELECT max(number) AS number FROM blocks WHERE consensus),
+    `WITH head AS (SELECT ${indexedHead} AS number),
           sample AS (
             SELECT b.number, b.timestamp FROM blocks b, head
             WHERE b.consensus AND b.number > head.number - 200 AND b.number <= head.number - 100

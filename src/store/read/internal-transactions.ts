@@ -1,17 +1,15 @@
 import type { CallType, Hex, InternalTransactionRecord, InternalTransactionType } from '../../model.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import {
-  type AddressRow,
+  type AddressItem,
   type Db,
-  type PartyRecord,
+  type PartyRow,
   SqlParams,
   partyColumns,
   partyJoins,
   parties,
-  bigintFromNumeric,
-  byteaFromHex,
-  hexFromBytea,
-  hexFromNullableBytea,
   isoTimestamp,
+  keysetCondition,
 } from './sql.js';
 
 export interface InternalTransactionKeyset {
@@ -23,7 +21,7 @@ export interface InternalTransactionKeyset {
 /** Which side of an internal transaction the address is on; null for either. */
 export type InternalTransactionSide = 'to' | 'from' | null;
 
-export interface InternalTransactionRow {
+export interface InternalTransactionItem {
   blockNumber: number;
   transactionIndex: number;
   index: number;
@@ -32,15 +30,15 @@ export interface InternalTransactionRow {
   timestamp: string;
   type: InternalTransactionType;
   callType: CallType | null;
-  from: AddressRow;
-  to: AddressRow | null;
-  createdContract: AddressRow | null;
+  from: AddressItem;
+  to: AddressItem | null;
+  createdContract: AddressItem | null;
   value: bigint;
   gas: bigint | null;
   error: string | null;
 }
 
-interface InternalTransactionRecordRow extends PartyRecord {
+interface InternalTransactionRow extends PartyRow {
   block_number: string;
   transaction_index: number;
   index: number;
@@ -67,13 +65,17 @@ export async function listAddressInternalTransactions(
   side: InternalTransactionSide,
   after: InternalTransactionKeyset | null,
   limit: number,
-): Promise<InternalTransactionRow[]> {
+): Promise<InternalTransactionItem[]> {
   const params = new SqlParams();
   const hash = params.add(byteaFromHex(address));
   const below =
     after === null
       ? ''
-      : `AND (block_number, transaction_index, index) < (${params.add(after.blockNumber)}::bigint, ${params.add(after.transactionIndex)}::integer, ${params.add(after.index)}::integer)`;
+      : `AND ${keysetCondition(params, '<', [
+          ['block_number', after.blockNumber, 'bigint'],
+          ['transaction_index', after.transactionIndex, 'integer'],
+          ['index', after.index, 'integer'],
+        ])}`;
   const limitParam = params.add(limit);
   const columns = side === 'from' ? ['from_address'] : side === 'to' ? ['to_address', 'created_contract'] : ['from_address', 'to_address', 'created_contract'];
   const matches = columns.map(
@@ -82,7 +84,7 @@ export async function listAddressInternalTransactions(
         WHERE ${column} = ${hash} AND (type <> 'call' OR index > 0) ${below}
         ORDER BY ${order} LIMIT ${limitParam})`,
   );
-  const { rows } = await db.query<InternalTransactionRecordRow>(
+  const { rows } = await db.query<InternalTransactionRow>(
     `SELECT i.block_number, i.transaction_index, i.index, i.transaction_hash, ${isoTimestamp('b.timestamp')} AS timestamp,
             i.type, i.call_type, ${partyColumns('i')}, i.value, i.gas, i.error
      FROM (SELECT * FROM (${matches.join(' UNION ')}) m ORDER BY ${order} LIMIT ${limitParam}) m
@@ -109,7 +111,7 @@ export async function listAddressInternalTransactions(
 
 /** One stored trace frame, with what E6 repeats of its block. */
 
-interface TraceFrameRecordRow {
+interface TraceFrameRow {
   transaction_hash: Buffer;
   transaction_index: number;
   index: number;
@@ -133,7 +135,7 @@ interface TraceFrameRecordRow {
  */
 export async function readTransactionTrace(db: Db, transactionHash: Hex): Promise<InternalTransactionRecord[] | 'pending' | null> {
   const hash = byteaFromHex(transactionHash);
-  const { rows } = await db.query<TraceFrameRecordRow>(
+  const { rows } = await db.query<TraceFrameRow>(
     `SELECT i.transaction_hash, i.transaction_index, i.index, i.trace_address, i.type, i.call_type,
             i.from_address, i.to_address, i.created_contract, i.value, i.gas, i.gas_used,
             CASE WHEN i.index = 0 THEN t.input ELSE i.input END AS input, i.output, i.error

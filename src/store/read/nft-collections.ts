@@ -1,25 +1,26 @@
 import type { Hex, TokenType } from '../../model.js';
-import { type Db, SqlParams, byteaFromHex } from './sql.js';
-import { type TokenColumns, type TokenRow, tokenColumns, toTokenRow } from './tokens.js';
+import { byteaFromHex, hexFromBytea } from '../encode.js';
+import { type Db, SqlParams, keysetCondition } from './sql.js';
+import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 export type NftType = Extract<TokenType, 'ERC-721' | 'ERC-1155' | 'ERC-404'>;
 
 /** E3 order: ERC-721 collections, then ERC-1155, then ERC-404, each by token address. */
 export const nftTypeOrder: readonly NftType[] = ['ERC-721', 'ERC-1155', 'ERC-404'];
 
-export interface NftPreview {
+export interface NftPreviewItem {
   tokenId: bigint;
   /** The address's balance of the id (1 for ERC-721). */
   value: bigint;
   metadata: unknown;
 }
 
-export interface NftCollectionRow {
-  token: TokenRow;
+export interface NftCollectionItem {
+  token: TokenItem;
   /** ERC-721: how many the address owns; ERC-1155 and ERC-404: how many ids it holds. */
   amount: bigint;
   /** Up to 9 of the address's ids, highest first. */
-  previews: NftPreview[];
+  previews: NftPreviewItem[];
 }
 
 export interface NftCollectionKeyset {
@@ -29,21 +30,21 @@ export interface NftCollectionKeyset {
 
 export const previewsPerCollection = 9;
 
-interface CollectionRecordRow extends TokenColumns {
+interface NftCollectionRow extends TokenRow {
   amount: string;
 }
 
-interface PreviewRecordRow {
+interface NftPreviewRow {
   token_address: Buffer;
   token_id: string;
   value: string;
   metadata: unknown;
 }
 
-async function readPreviews(db: Db, address: Buffer, tokens: TokenRow[]): Promise<Map<string, NftPreview[]>> {
-  const byToken = new Map<string, NftPreview[]>();
+async function readPreviews(db: Db, address: Buffer, tokens: TokenItem[]): Promise<Map<Hex, NftPreviewItem[]>> {
+  const byToken = new Map<Hex, NftPreviewItem[]>();
   if (tokens.length === 0) return byToken;
-  const { rows } = await db.query<PreviewRecordRow>(
+  const { rows } = await db.query<NftPreviewRow>(
     `SELECT c.token_address, p.token_id, p.value, p.metadata
      FROM unnest($2::bytea[], $3::text[]) AS c(token_address, type)
      CROSS JOIN LATERAL (
@@ -61,7 +62,7 @@ async function readPreviews(db: Db, address: Buffer, tokens: TokenRow[]): Promis
     [address, tokens.map((t) => byteaFromHex(t.address)), tokens.map((t) => t.type)],
   );
   for (const r of rows) {
-    const key = r.token_address.toString('hex');
+    const key = hexFromBytea(r.token_address);
     const previews = byToken.get(key) ?? [];
     previews.push({ tokenId: BigInt(r.token_id), value: BigInt(r.value), metadata: r.metadata });
     byToken.set(key, previews);
@@ -83,12 +84,12 @@ async function listCollectionsOfType(
   type: NftType,
   afterToken: Buffer | null,
   limit: number,
-): Promise<CollectionRecordRow[]> {
+): Promise<NftCollectionRow[]> {
   const params = new SqlParams();
   const { condition, amount } = collectionRows[type];
   const conditions = [`b.address = ${params.add(holder)}`, condition, `k.type = ${params.add(type)}`];
-  if (afterToken !== null) conditions.push(`b.token_address > ${params.add(afterToken)}`);
-  const { rows } = await db.query<CollectionRecordRow>(
+  if (afterToken !== null) conditions.push(keysetCondition(params, '>', [['b.token_address', afterToken, 'bytea']]));
+  const { rows } = await db.query<NftCollectionRow>(
     `SELECT ${tokenColumns('k')}, ${amount} AS amount
      FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
      WHERE ${conditions.join(' AND ')}
@@ -111,17 +112,17 @@ export async function listNftCollections(
   types: NftType[],
   after: NftCollectionKeyset | null,
   limit: number,
-): Promise<NftCollectionRow[]> {
+): Promise<NftCollectionItem[]> {
   const holder = byteaFromHex(address);
   const firstType = after === null ? 0 : nftTypeOrder.indexOf(after.tokenType);
   const wanted = nftTypeOrder.filter((type, i) => i >= firstType && (types.length === 0 || types.includes(type)));
-  const records: CollectionRecordRow[] = [];
+  const rows: NftCollectionRow[] = [];
   for (const type of wanted) {
-    if (records.length >= limit) break;
+    if (rows.length >= limit) break;
     const afterToken = after !== null && after.tokenType === type ? byteaFromHex(after.tokenAddress) : null;
-    records.push(...(await listCollectionsOfType(db, holder, type, afterToken, limit - records.length)));
+    rows.push(...(await listCollectionsOfType(db, holder, type, afterToken, limit - rows.length)));
   }
-  const collections = records.map((r) => ({ token: toTokenRow(r), amount: BigInt(r.amount) }));
+  const collections = rows.map((r) => ({ token: toTokenItem(r), amount: BigInt(r.amount) }));
   const previews = await readPreviews(db, holder, collections.map((c) => c.token));
-  return collections.map((c) => ({ ...c, previews: previews.get(c.token.address.slice(2)) ?? [] }));
+  return collections.map((c) => ({ ...c, previews: previews.get(c.token.address) ?? [] }));
 }

@@ -1,18 +1,11 @@
 import type pg from 'pg';
-import type { Address, Hex } from '../../model.js';
+import type { Address } from '../../model.js';
+import { hexFromBytea } from '../encode.js';
 
 /** What the read queries need of a pool: a place to run one statement. */
 export interface Db {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
-
-export const hexFromBytea = (bytes: Buffer): Hex => `0x${bytes.toString('hex')}`;
-
-export const hexFromNullableBytea = (bytes: Buffer | null): Hex | null => (bytes === null ? null : hexFromBytea(bytes));
-
-export const byteaFromHex = (hex: Hex): Buffer => Buffer.from(hex.slice(2), 'hex');
-
-export const bigintFromNumeric = (value: string | null): bigint | null => (value === null ? null : BigInt(value));
 
 /**
  * A timestamptz column rendered in SQL as ISO 8601 UTC with six fractional digits and Z:
@@ -22,12 +15,12 @@ export const isoTimestamp = (column: string): string =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** An address as the API embeds it: isContract is null when the address has no row in `addresses`. */
-export interface AddressRow {
+export interface AddressItem {
   hash: Address;
   isContract: boolean | null;
 }
 
-export function addressRow(hash: Buffer, isContract: boolean | null): AddressRow {
+export function addressItem(hash: Buffer, isContract: boolean | null): AddressItem {
   return { hash: hexFromBytea(hash), isContract };
 }
 
@@ -39,6 +32,21 @@ export class SqlParams {
     this.values.push(value);
     return `$${this.values.length}`;
   }
+}
+
+/** One key of a keyset: the column (or expression) the page is ordered by, the keyset's value of it, and that value's SQL type. */
+export type KeysetKey = readonly [column: string, value: unknown, type: string];
+
+/**
+ * The condition for the rows after a keyset in an order whose keys all run one way: `<` after the
+ * keyset of a descending order, `>` after that of an ascending one. Several keys are one row-value
+ * comparison, `(a, b) < ($1::bigint, $2::integer)`, which an index on (a, b) serves as one range;
+ * each value is cast to its column's type, so that the comparison is the index's.
+ */
+export function keysetCondition(params: SqlParams, comparison: '<' | '>', keys: readonly KeysetKey[]): string {
+  const columns = keys.map(([column]) => column);
+  const values = keys.map(([, value, type]) => `${params.add(value)}::${type}`);
+  return keys.length === 1 ? `${columns[0]} ${comparison} ${values[0]}` : `(${columns.join(', ')}) ${comparison} (${values.join(', ')})`;
 }
 
 /**
@@ -55,7 +63,7 @@ export const partyJoins = (alias: string): string =>
    LEFT JOIN addresses ta ON ta.hash = ${alias}.to_address
    LEFT JOIN addresses ca ON ca.hash = ${alias}.created_contract`;
 
-export interface PartyRecord {
+export interface PartyRow {
   from_address: Buffer;
   from_is_contract: boolean | null;
   to_address: Buffer | null;
@@ -64,10 +72,10 @@ export interface PartyRecord {
   created_is_contract: boolean | null;
 }
 
-export function parties(r: PartyRecord): { from: AddressRow; to: AddressRow | null; createdContract: AddressRow | null } {
+export function parties(r: PartyRow): { from: AddressItem; to: AddressItem | null; createdContract: AddressItem | null } {
   return {
-    from: addressRow(r.from_address, r.from_is_contract),
-    to: r.to_address === null ? null : addressRow(r.to_address, r.to_is_contract),
-    createdContract: r.created_contract === null ? null : addressRow(r.created_contract, r.created_is_contract),
+    from: addressItem(r.from_address, r.from_is_contract),
+    to: r.to_address === null ? null : addressItem(r.to_address, r.to_is_contract),
+    createdContract: r.created_contract === null ? null : addressItem(r.created_contract, r.created_is_contract),
   };
 }

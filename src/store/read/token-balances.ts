@@ -1,10 +1,11 @@
 import type { Hex, TokenType } from '../../model.js';
-import { type Db, SqlParams, bigintFromNumeric, byteaFromHex } from './sql.js';
-import { type TokenColumns, type TokenRow, tokenColumns, toTokenRow } from './tokens.js';
+import { bigintFromNumeric, byteaFromHex } from '../encode.js';
+import { type Db, SqlParams, keysetCondition } from './sql.js';
+import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 /** A positive balance of an address: per token (ERC-20 amount, ERC-721 count) or per id (ERC-1155, ERC-404). */
-export interface TokenBalanceRow {
-  token: TokenRow;
+export interface TokenBalanceItem {
+  token: TokenItem;
   tokenId: bigint | null;
   value: bigint;
   /** The id's NFT instance, when it has an instance row. */
@@ -23,7 +24,7 @@ export interface TokenBalanceKeyset {
   tokenId: bigint | null;
 }
 
-interface TokenBalanceRecordRow extends TokenColumns {
+interface TokenBalanceRow extends TokenRow {
   token_id: string | null;
   value: string;
   has_instance: boolean;
@@ -31,16 +32,17 @@ interface TokenBalanceRecordRow extends TokenColumns {
 }
 
 /**
- * The order after value, each key under the name a page's rows carry it by: without nulls so that a
- * row comparison applies (unnamed tokens last, rows without an id first). The same expressions as the
- * index address_token_balances_holder_order, which then serves both the order and the row comparison.
+ * The order after value, each key under the name a page's rows carry it by, with its SQL type: without
+ * nulls so that a row comparison applies (unnamed tokens last, rows without an id first). The same
+ * expressions as the index address_token_balances_holder_order, which then serves both the order and
+ * the row comparison.
  */
 const tieKeys = [
-  ['b.token_name IS NULL', 'unnamed'],
-  ["COALESCE(b.token_name, '')", 'name_key'],
-  ['b.token_type', 'token_type'],
-  ['b.token_address', 'token_address'],
-  ['COALESCE(b.token_id, -1)', 'id_key'],
+  ['b.token_name IS NULL', 'unnamed', 'boolean'],
+  ["COALESCE(b.token_name, '')", 'name_key', 'text'],
+  ['b.token_type', 'token_type', 'text'],
+  ['b.token_address', 'token_address', 'bytea'],
+  ['COALESCE(b.token_id, -1)', 'id_key', 'numeric'],
 ] as const;
 
 const pageColumns = `b.token_id, b.value, ${tieKeys.map(([key, name]) => `${key} AS ${name}`).join(', ')}`;
@@ -62,14 +64,8 @@ function pageRows(params: SqlParams, address: Hex, types: TokenType[], after: To
      WHERE ${[...conditions, ...extra].join(' AND ')} ORDER BY ${pageOrder('')} LIMIT ${limitParam}`;
   if (after === null) return scan([]);
   const value = `${params.add(after.value.toString())}::numeric`;
-  const ties = [
-    `${after.tokenName === null}`,
-    `${params.add(after.tokenName ?? '')}::text`,
-    `${params.add(after.tokenType)}::text`,
-    params.add(byteaFromHex(after.tokenAddress)),
-    `${params.add((after.tokenId ?? -1n).toString())}::numeric`,
-  ];
-  const laterTies = `(${tieKeys.map(([key]) => key).join(', ')}) > (${ties.join(', ')})`;
+  const ties = [after.tokenName === null, after.tokenName ?? '', after.tokenType, byteaFromHex(after.tokenAddress), (after.tokenId ?? -1n).toString()];
+  const laterTies = keysetCondition(params, '>', tieKeys.map(([key, , type], i) => [key, ties[i], type] as const));
   return `SELECT * FROM ((${scan([`b.value = ${value}`, laterTies])}) UNION ALL (${scan([`b.value < ${value}`])})) u
     ORDER BY ${pageOrder('u.')} LIMIT ${limitParam}`;
 }
@@ -81,10 +77,10 @@ export async function listTokenBalances(
   types: TokenType[],
   after: TokenBalanceKeyset | null,
   limit: number,
-): Promise<TokenBalanceRow[]> {
+): Promise<TokenBalanceItem[]> {
   const params = new SqlParams();
   // The tokens and NFT instances are joined to the page only, not to every balance the order looks at.
-  const { rows } = await db.query<TokenBalanceRecordRow>(
+  const { rows } = await db.query<TokenBalanceRow>(
     `SELECT ${tokenColumns('k')}, b.token_id, b.value, ti.token_id IS NOT NULL AS has_instance, ti.metadata
      FROM (${pageRows(params, address, types, after, limit)}) b
      JOIN tokens k ON k.address = b.token_address
@@ -93,7 +89,7 @@ export async function listTokenBalances(
     params.values,
   );
   return rows.map((r) => ({
-    token: toTokenRow(r),
+    token: toTokenItem(r),
     tokenId: bigintFromNumeric(r.token_id),
     value: BigInt(r.value),
     instance: r.has_instance ? { metadata: r.metadata } : null,

@@ -1,9 +1,10 @@
 import type { Hex, TokenType } from '../../model.js';
-import { type AddressRow, type Db, SqlParams, addressRow, bigintFromNumeric, byteaFromHex, hexFromBytea, isoTimestamp } from './sql.js';
-import { type TokenColumns, type TokenRow, tokenColumns, toTokenRow } from './tokens.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea } from '../encode.js';
+import { type AddressItem, type Db, SqlParams, addressItem, isoTimestamp, keysetCondition } from './sql.js';
+import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
 /** One transferred (token id, amount): an ERC-1155 batch gives one row per id. */
-export interface TokenTransferRow {
+export interface TokenTransferItem {
   blockHash: Hex;
   blockNumber: number;
   logIndex: number;
@@ -13,9 +14,9 @@ export interface TokenTransferRow {
   timestamp: string;
   /** The input of the transaction that made the transfer. */
   input: Hex;
-  from: AddressRow;
-  to: AddressRow;
-  token: TokenRow;
+  from: AddressItem;
+  to: AddressItem;
+  token: TokenItem;
   amount: bigint;
   tokenId: bigint | null;
   /** The NFT instance of the id, null when it has no instance row. */
@@ -37,7 +38,7 @@ export interface AddressTokenTransferFilters {
   token: Hex | null;
 }
 
-interface TokenTransferRecordRow extends TokenColumns {
+interface TokenTransferRow extends TokenRow {
   block_hash: Buffer;
   block_number: string;
   log_index: number;
@@ -57,16 +58,20 @@ interface TokenTransferRecordRow extends TokenColumns {
 
 const order = 'block_number DESC, log_index DESC, batch_index DESC';
 
-function keysetCondition(params: SqlParams, after: TokenTransferKeyset | null): string[] {
+function afterTransfer(params: SqlParams, after: TokenTransferKeyset | null): string[] {
   if (after === null) return [];
   return [
-    `(tt.block_number, tt.log_index, tt.batch_index) < (${params.add(after.blockNumber)}::bigint, ${params.add(after.logIndex)}::integer, ${params.add(after.batchIndex)}::integer)`,
+    keysetCondition(params, '<', [
+      ['tt.block_number', after.blockNumber, 'bigint'],
+      ['tt.log_index', after.logIndex, 'integer'],
+      ['tt.batch_index', after.batchIndex, 'integer'],
+    ]),
   ];
 }
 
 /** Renders the page of transfers that `selected` (a query over token_transfers tt, ordered and limited) picks. */
-async function readTransfers(db: Db, selected: string, params: SqlParams): Promise<TokenTransferRow[]> {
-  const { rows } = await db.query<TokenTransferRecordRow>(
+async function readTransfers(db: Db, selected: string, params: SqlParams): Promise<TokenTransferItem[]> {
+  const { rows } = await db.query<TokenTransferRow>(
     `SELECT tt.block_hash, tt.block_number, tt.log_index, tt.batch_index, tt.transaction_hash,
             ${isoTimestamp('t.block_timestamp')} AS timestamp, t.input,
             tt.from_address, fa.is_contract AS from_is_contract, tt.to_address, ta.is_contract AS to_is_contract,
@@ -88,9 +93,9 @@ async function readTransfers(db: Db, selected: string, params: SqlParams): Promi
     transactionHash: hexFromBytea(r.transaction_hash),
     timestamp: r.timestamp,
     input: hexFromBytea(r.input),
-    from: addressRow(r.from_address, r.from_is_contract),
-    to: addressRow(r.to_address, r.to_is_contract),
-    token: toTokenRow(r),
+    from: addressItem(r.from_address, r.from_is_contract),
+    to: addressItem(r.to_address, r.to_is_contract),
+    token: toTokenItem(r),
     amount: BigInt(r.amount),
     tokenId: bigintFromNumeric(r.token_id),
     instance: r.has_instance ? { metadata: r.metadata } : null,
@@ -104,9 +109,9 @@ export async function listAddressTokenTransfers(
   filters: AddressTokenTransferFilters,
   after: TokenTransferKeyset | null,
   limit: number,
-): Promise<TokenTransferRow[]> {
+): Promise<TokenTransferItem[]> {
   const params = new SqlParams();
-  const shared = keysetCondition(params, after);
+  const shared = afterTransfer(params, after);
   if (filters.types.length > 0) shared.push(`tt.token_type = ANY(${params.add(filters.types)}::text[])`);
   if (filters.token !== null) shared.push(`tt.token_address = ${params.add(byteaFromHex(filters.token))}`);
   const addressParam = params.add(byteaFromHex(address));
@@ -132,12 +137,12 @@ export async function listInstanceTokenTransfers(
   tokenId: bigint,
   after: TokenTransferKeyset | null,
   limit: number,
-): Promise<TokenTransferRow[]> {
+): Promise<TokenTransferItem[]> {
   const params = new SqlParams();
   const conditions = [
     `tt.token_address = ${params.add(byteaFromHex(token))}`,
     `tt.token_id = ${params.add(tokenId.toString())}::numeric`,
-    ...keysetCondition(params, after),
+    ...afterTransfer(params, after),
   ];
   return readTransfers(
     db,

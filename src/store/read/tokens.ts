@@ -1,8 +1,9 @@
 import type { Address, Hex, TokenType } from '../../model.js';
-import { type Db, bigintFromNumeric, byteaFromHex, hexFromBytea } from './sql.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea } from '../encode.js';
+import { type Db } from './sql.js';
 
 /** A token contract as the API reads it; the fields read from the contract are null until fetched. */
-export interface TokenRow {
+export interface TokenItem {
   address: Address;
   type: TokenType;
   name: string | null;
@@ -12,13 +13,14 @@ export interface TokenRow {
   holdersCount: bigint;
 }
 
-/** The columns toTokenRow reads, from the tokens table under this alias. */
+/** The columns toTokenItem reads, from the tokens table under this alias. */
 export const tokenColumns = (alias: string): string =>
   `${alias}.address AS token_address, ${alias}.type AS token_type, ${alias}.name AS token_name,
    ${alias}.symbol AS token_symbol, ${alias}.decimals AS token_decimals, ${alias}.total_supply AS token_total_supply,
    ${alias}.holders_count AS token_holders_count`;
 
-export interface TokenColumns {
+/** Those columns as pg returns them: a part of the row of any query that selects them. */
+export interface TokenRow {
   token_address: Buffer;
   token_type: TokenType;
   token_name: string | null;
@@ -28,7 +30,7 @@ export interface TokenColumns {
   token_holders_count: string;
 }
 
-export const toTokenRow = (r: TokenColumns): TokenRow => ({
+export const toTokenItem = (r: TokenRow): TokenItem => ({
   address: hexFromBytea(r.token_address),
   type: r.token_type,
   name: r.token_name,
@@ -38,9 +40,9 @@ export const toTokenRow = (r: TokenColumns): TokenRow => ({
   holdersCount: BigInt(r.token_holders_count),
 });
 
-export async function findToken(db: Db, address: Hex): Promise<TokenRow | null> {
-  const { rows } = await db.query<TokenColumns>(`SELECT ${tokenColumns('k')} FROM tokens k WHERE k.address = $1`, [
+export async function findToken(db: Db, address: Hex): Promise<TokenItem | null> {
+  const { rows } = await db.query<TokenRow>(`SELECT ${tokenColumns('k')} FROM tokens k WHERE k.address = $1`, [
     byteaFromHex(address),
   ]);
-  return rows[0] === undefined ? null : toTokenRow(rows[0]);
+  return rows[0] === undefined ? null : toTokenItem(rows[0]);
 }

@@ -1,14 +1,12 @@
-import type { Hex } from '../../model.js';
+import type { Hex, TransactionBody, TransactionRecord } from '../../model.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import {
-  type AddressRow,
+  type AddressItem,
   type Db,
-  type PartyRecord,
+  type PartyRow,
   SqlParams,
-  bigintFromNumeric,
-  byteaFromHex,
-  hexFromBytea,
-  hexFromNullableBytea,
   isoTimestamp,
+  keysetCondition,
   parties,
   partyColumns,
   partyJoins,
@@ -43,20 +41,15 @@ export interface PendingTransactionKeyset {
 }
 
 /** What a mined and a pending transaction share; the fields a pool transaction lacks are null there. */
-interface TransactionFields {
-  hash: Hex;
-  from: AddressRow;
-  to: AddressRow | null;
-  createdContract: AddressRow | null;
+interface TransactionFields
+  extends Pick<TransactionBody, 'hash' | 'type' | 'value' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'input'> {
+  from: AddressItem;
+  to: AddressItem | null;
+  createdContract: AddressItem | null;
   nonce: number;
-  type: number | null;
-  value: bigint;
-  gasLimit: bigint;
+  /** Mined: the effective price paid; pending: as the node reported it. */
   gasPrice: bigint | null;
-  maxFeePerGas: bigint | null;
-  maxPriorityFeePerGas: bigint | null;
-  input: Hex;
-  status: 0 | 1 | null;
+  status: TransactionRecord['status'];
   gasUsed: bigint | null;
   baseFeePerGas: bigint | null;
   error: string | null;
@@ -67,7 +60,7 @@ interface TransactionFields {
   hasTokenTransfers: boolean;
 }
 
-export interface MinedTransactionRow extends TransactionFields {
+export interface MinedTransactionItem extends TransactionFields {
   blockNumber: number;
   index: number;
   /** ISO 8601 block timestamp. */
@@ -75,7 +68,7 @@ export interface MinedTransactionRow extends TransactionFields {
   insertedAt: null;
 }
 
-export interface PendingTransactionRow extends TransactionFields {
+export interface PendingTransactionItem extends TransactionFields {
   blockNumber: null;
   index: null;
   timestamp: null;
@@ -83,7 +76,7 @@ export interface PendingTransactionRow extends TransactionFields {
   insertedAt: string;
 }
 
-export type TransactionRow = MinedTransactionRow | PendingTransactionRow;
+export type TransactionItem = MinedTransactionItem | PendingTransactionItem;
 
 // OFFSET 0 keeps each EXISTS a probe of one index per row: without it the planner may hash a whole
 // table (tokens, token_transfers) to answer it for the few rows a page scans.
@@ -140,7 +133,7 @@ function unionBySelector(
 
 const where = (conditions: string[]) => (conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`);
 
-interface TransactionRecord extends PartyRecord {
+interface TransactionRow extends PartyRow {
   hash: Buffer;
   nonce: string;
   type: number | null;
@@ -160,17 +153,17 @@ interface TransactionRecord extends PartyRecord {
   has_token_transfers: boolean;
 }
 
-interface MinedTransactionRecord extends TransactionRecord {
+interface MinedTransactionRow extends TransactionRow {
   block_number: string;
   index: number;
   timestamp: string;
 }
 
-interface PendingTransactionRecord extends TransactionRecord {
+interface PendingTransactionRow extends TransactionRow {
   inserted_at: string;
 }
 
-function toTransactionFields(r: TransactionRecord): TransactionFields {
+function toTransactionFields(r: TransactionRow): TransactionFields {
   return {
     hash: hexFromBytea(r.hash),
     ...parties(r),
@@ -201,7 +194,7 @@ export async function listMinedTransactions(
   filters: TransactionFilters,
   after: MinedTransactionKeyset | null,
   limit: number,
-): Promise<MinedTransactionRow[]> {
+): Promise<MinedTransactionItem[]> {
   const params = new SqlParams();
   const limitParam = params.add(limit);
   const conditions = kindCondition(filters.kinds, minedKindPredicates);
@@ -210,14 +203,14 @@ export async function listMinedTransactions(
   const onlyCreations = filters.kinds.length > 0 && filters.kinds.every((kind) => creationKinds.includes(kind));
   if (onlyCreations) conditions.push('t.to_address IS NULL');
   if (after !== null) {
-    conditions.push(`(t.block_number, t.index) < (${params.add(after.blockNumber)}::bigint, ${params.add(after.index)}::integer)`);
+    conditions.push(keysetCondition(params, '<', [['t.block_number', after.blockNumber, 'bigint'], ['t.index', after.index, 'integer']]));
   }
   const scanOrder = `${onlyCreations ? 't.to_address, ' : ''}t.block_number DESC, t.index DESC`;
   const scan = (selectorPredicate: string | null) =>
     `SELECT t.* FROM transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
      ORDER BY ${scanOrder} LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, minedOrder, limitParam);
-  const { rows } = await db.query<MinedTransactionRecord>(
+  const { rows } = await db.query<MinedTransactionRow>(
     `SELECT t.hash, t.block_number, t.index, ${isoTimestamp('t.block_timestamp')} AS timestamp, ${partyColumns('t')},
             t.nonce, t.type, t.value, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas,
             t.input, t.status, t.gas_used, b.base_fee_per_gas, t.error, t.revert_reason,
@@ -246,20 +239,20 @@ export async function listPendingTransactions(
   filters: TransactionFilters,
   after: PendingTransactionKeyset | null,
   limit: number,
-): Promise<PendingTransactionRow[]> {
+): Promise<PendingTransactionItem[]> {
   const params = new SqlParams();
   const limitParam = params.add(limit);
   const conditions = kindCondition(filters.kinds, pendingKindPredicates);
   if (after !== null) {
     conditions.push(
-      `(t.inserted_at, t.hash) < (${params.add(after.insertedAt)}::timestamptz, ${params.add(byteaFromHex(after.hash))}::bytea)`,
+      keysetCondition(params, '<', [['t.inserted_at', after.insertedAt, 'timestamptz'], ['t.hash', byteaFromHex(after.hash), 'bytea']]),
     );
   }
   const scan = (selectorPredicate: string | null) =>
     `SELECT t.* FROM pending_transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
      ORDER BY t.inserted_at DESC, t.hash DESC LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, pendingOrder, limitParam);
-  const { rows } = await db.query<PendingTransactionRecord>(
+  const { rows } = await db.query<PendingTransactionRow>(
     `SELECT t.hash, ${isoTimestamp('t.inserted_at')} AS inserted_at,
             t.from_address, fa.is_contract AS from_is_contract,
             t.to_address, ta.is_contract AS to_is_contract,

@@ -1,10 +1,11 @@
 import type { Hex } from '../../model.js';
-import { type AddressRow, type Db, SqlParams, addressRow, byteaFromHex } from './sql.js';
+import { byteaFromHex } from '../encode.js';
+import { type AddressItem, type Db, SqlParams, addressItem, keysetCondition } from './sql.js';
 
-export interface WithdrawalRow {
+export interface WithdrawalItem {
   index: number;
   validatorIndex: number;
-  receiver: AddressRow;
+  receiver: AddressItem;
   /** Wei. */
   amount: bigint;
 }
@@ -13,7 +14,7 @@ export interface WithdrawalKeyset {
   index: number;
 }
 
-interface WithdrawalRecordRow {
+interface WithdrawalRow {
   index: string;
   validator_index: string;
   address: Buffer;
@@ -27,11 +28,11 @@ export async function listBlockWithdrawals(
   blockHash: Hex,
   after: WithdrawalKeyset | null,
   limit: number,
-): Promise<WithdrawalRow[]> {
+): Promise<WithdrawalItem[]> {
   const params = new SqlParams();
   const conditions = [`w.block_hash = ${params.add(byteaFromHex(blockHash))}`];
-  if (after !== null) conditions.push(`w.index < ${params.add(after.index)}::bigint`);
-  const { rows } = await db.query<WithdrawalRecordRow>(
+  if (after !== null) conditions.push(keysetCondition(params, '<', [['w.index', after.index, 'bigint']]));
+  const { rows } = await db.query<WithdrawalRow>(
     `SELECT w.index, w.validator_index, w.address, ra.is_contract AS receiver_is_contract, w.amount
      FROM (SELECT * FROM withdrawals w WHERE ${conditions.join(' AND ')} ORDER BY w.index DESC LIMIT ${params.add(limit)}) w
      LEFT JOIN addresses ra ON ra.hash = w.address
@@ -41,7 +42,7 @@ export async function listBlockWithdrawals(
   return rows.map((r) => ({
     index: Number(r.index),
     validatorIndex: Number(r.validator_index),
-    receiver: addressRow(r.address, r.receiver_is_contract),
+    receiver: addressItem(r.address, r.receiver_is_contract),
     amount: BigInt(r.amount),
   }));
 }

@@ -1,0 +1,15 @@
+import type { PoolClient } from 'pg';
+import type { Address } from '../model.js';
+import { byteaFromHex } from './encode.js';
+
+/** Marks addresses as contracts in `addresses` (a new row where there is none), inside the writer's transaction. */
+export async function markContracts(client: PoolClient, addresses: readonly Address[]): Promise<void> {
+  // Sorted, so that concurrent writers lock rows in the same order.
+  const contracts = [...new Set(addresses)].sort();
+  if (contracts.length === 0) return;
+  await client.query(
+    `INSERT INTO addresses (hash, is_contract) SELECT unnest($1::bytea[]), true
+     ON CONFLICT (hash) DO UPDATE SET is_contract = true WHERE NOT addresses.is_contract`,
+    [contracts.map(byteaFromHex)],
+  );
+}
