@@ -49,7 +49,7 @@ test('51 rows give a page of the first 50 and next_page_params from the 50th', (
 test('50 rows or fewer are the last page: no next_page_params', () => {
   for (const count of [0, 1, 49, 50]) {
     const rows = transactionRows(count);
-    assert.deepEqual(transactionsKeyset.page(rows), { rows, nextPageParams: null }, `${count} rows`);
+    assert.deepEqual(transactionsKeyset.page(rows), { items: rows, nextPageParams: null }, `${count} rows`);
   }
 });
 
