@@ -5,7 +5,6 @@ import {
   getContractAddress,
   http,
   parseEventLogs,
-  type Address,
   type Hash,
   type PublicClient,
   type TransactionReceipt,

@@ -281,7 +281,7 @@ export function createChainGenerator(shape: ChainShape): ChainGenerator {
         type: 'call',
       });
       traces.push(frame(spec.from, spec.to, spec.value, [], spec.calls.length));
-      spec.calls.forEach((call, k) => traces.push(frame(call.from, call.to, call.value, [k], 0)));
+      for (const [k, call] of spec.calls.entries()) traces.push(frame(call.from, call.to, call.value, [k], 0));
     });
 
     const withdrawals: RpcWithdrawal[] = Array.from({ length: shape.withdrawalsPerBlock }, (_, k) => {

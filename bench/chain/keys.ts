@@ -26,7 +26,7 @@ function key(kind: number, n: number, bytes: 20 | 32): Hex {
   return `0x${prefix}${kind.toString(16).padStart(2, '0')}${n.toString(16).padStart(14, '0')}`;
 }
 
-export const enum Kind {
+export enum Kind {
   Account = 1,
   Erc20 = 2,
   Erc721 = 3,

@@ -55,7 +55,7 @@ export function flattenCallFrame(root: unknown, transactionIndex: number, transa
       });
     }
     const calls = fields.optionalList('calls') ?? [];
-    calls.forEach((child, i) => visit(child, `${path}.calls[${i}]`, [...traceAddress, i], fields.optionalAddress('to')));
+    for (const [i, child] of calls.entries()) visit(child, `${path}.calls[${i}]`, [...traceAddress, i], fields.optionalAddress('to'));
   };
   visit(root, '', [], null);
   return records;

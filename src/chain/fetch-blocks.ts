@@ -38,7 +38,8 @@ export async function fetchBlocks(
   );
   let next = 0;
   return numbers.map((number, i) => {
-    const own = receipts.slice(next, (next += (hashes[i] as string[]).length));
+    const own = receipts.slice(next, next + (hashes[i] as string[]).length);
+    next += own.length;
     return {
       number,
       block: blocks[i] as RpcBlock,

@@ -34,7 +34,7 @@ export async function copyRows(client: PoolClient, table: string, columns: reado
   });
   let chunk = '';
   for (const row of rows) {
-    chunk += row.map(csvCell).join(',') + '\n';
+    chunk += `${row.map(csvCell).join(',')}\n`;
     if (chunk.length >= CHUNK_CHARS) {
       stream.write(chunk);
       chunk = '';

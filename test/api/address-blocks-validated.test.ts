@@ -26,7 +26,7 @@ before(async () => {
   const odd = bundles[100]!.block;
   odd.gasUsed = 12_345_679n;
   odd.gasLimit = 30_000_001n;
-  odd.uncles = ['0x' + 'ab'.repeat(32)] as `0x${string}`[];
+  odd.uncles = [`0x${'ab'.repeat(32)}`] as `0x${string}`[];
   bundles[100]!.addresses = [{ hash: hundred, isContract: true }];
   await writeBlockBundles(db.pool, bundles);
   await retractBlocksFrom(db.pool, 255n);
@@ -113,7 +113,7 @@ test('a block renders every Block field as Blockscout computes it', async () => 
   assert.equal(block.blob_transactions_count, 0);
   assert.equal(block.beacon_deposits_count, 0);
   assert.equal(block.internal_transactions_count, null);
-  assert.deepEqual(block.uncles_hashes, ['0x' + 'ab'.repeat(32)]);
+  assert.deepEqual(block.uncles_hashes, [`0x${'ab'.repeat(32)}`]);
   assert.deepEqual(
     [...block.rewards].sort((a: { reward: string }, b: { reward: string }) => a.reward.localeCompare(b.reward)),
     [

@@ -104,16 +104,16 @@ test('no input, however malformed, gets a 500', async () => {
     '/api/v2/transactions?block_number=Infinity&index=NaN',
     '/api/v2/transactions?block_number=99999999999999999999&index=1',
     '/api/v2/transactions?block_number=%00&index=1',
-    '/api/v2/transactions?filter=pending&inserted_at=2024-02-30T00:00:00Z&hash=0x' + 'a'.repeat(64),
-    '/api/v2/transactions?filter=pending&inserted_at=2024-01-01T23:59:60Z&hash=0x' + 'a'.repeat(64),
-    '/api/v2/transactions?filter=pending&inserted_at=9999-12-31T23:59:59.999999Z&hash=0x' + 'a'.repeat(64),
-    '/api/v2/transactions?method=' + 'a'.repeat(20000),
+    `/api/v2/transactions?filter=pending&inserted_at=2024-02-30T00:00:00Z&hash=0x${'a'.repeat(64)}`,
+    `/api/v2/transactions?filter=pending&inserted_at=2024-01-01T23:59:60Z&hash=0x${'a'.repeat(64)}`,
+    `/api/v2/transactions?filter=pending&inserted_at=9999-12-31T23:59:59.999999Z&hash=0x${'a'.repeat(64)}`,
+    `/api/v2/transactions?method=${'a'.repeat(20000)}`,
     '/api/v2/transactions?method=%F0%9F%92%A9',
-    '/api/v2/transactions?' + 'x=1&'.repeat(2000),
-    '/api/v2/blocks/' + '9'.repeat(400) + '/withdrawals',
+    `/api/v2/transactions?${'x=1&'.repeat(2000)}`,
+    `/api/v2/blocks/${'9'.repeat(400)}/withdrawals`,
     '/api/v2/blocks/1/withdrawals?index=9007199254740992',
     '/api/v2/blocks/1/withdrawals?index=9007199254740991',
-    '/api/v2/addresses/' + syntheticAddress('miner') + '/blocks-validated?block_number=9007199254740991',
+    `/api/v2/addresses/${syntheticAddress('miner')}/blocks-validated?block_number=9007199254740991`,
     '//api//v2//transactions',
     '/api/v2/transactions?;',
   ];
@@ -136,7 +136,7 @@ test('an unreachable database is a 503 on every endpoint, /health included, neve
   const pool = new pg.Pool({ connectionString: 'postgresql://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 2000 });
   const down = await startApi(pool);
   try {
-    for (const path of [...endpoints, '/api/v2/blocks/0x' + 'ab'.repeat(32) + '/withdrawals', '/health']) {
+    for (const path of [...endpoints, `/api/v2/blocks/0x${'ab'.repeat(32)}/withdrawals`, '/health']) {
       const response = await down.get(path);
       assert.equal(response.status, 503, path);
       assert.equal(typeof response.body.message, 'string');

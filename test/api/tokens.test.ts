@@ -440,7 +440,10 @@ const ownerAbi = parseAbi(['function ownerOf(uint256) view returns (address)']);
 async function waitForNone(rowsLeft: string, what: string): Promise<void> {
   let left = -1;
   await waitFor(
-    async () => (left = Number((await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${rowsLeft}`)).rows[0]!.n)) === 0,
+    async () => {
+      left = Number((await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${rowsLeft}`)).rows[0]!.n);
+      return left === 0;
+    },
     () => `${what} (${left} rows of ${rowsLeft} left)`,
     { intervalMs: 20 },
   );

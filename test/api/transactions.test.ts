@@ -391,7 +391,7 @@ test('the pending list takes the type and method filters', async () => {
 });
 
 test('the validated list ignores the pending keyset and the pending list the validated one', async () => {
-  const first = await api.get('/api/v2/transactions?inserted_at=2024-05-01T12:00:00.000000Z&hash=0x' + '0'.repeat(64));
+  const first = await api.get(`/api/v2/transactions?inserted_at=2024-05-01T12:00:00.000000Z&hash=0x${'0'.repeat(64)}`);
   assert.deepEqual(hashes(first.body.items), hashes(mined.slice(0, 50)));
   const pool = await api.get('/api/v2/transactions?filter=pending&block_number=1&index=0');
   assert.deepEqual(hashes(pool.body.items), hashes(pending.slice(0, 50)));
@@ -441,10 +441,10 @@ test('malformed and incomplete paging parameters are a 422 naming each', async (
   assert.deepEqual(await invalid('/api/v2/transactions?items_count=51'), ['/items_count']);
   assert.deepEqual(await invalid('/api/v2/transactions?items_count=ten'), ['/items_count']);
   assert.deepEqual(await invalid('/api/v2/transactions?filter=pending&inserted_at=2024-05-01T12:00:00Z'), ['/hash']);
-  assert.deepEqual(await invalid('/api/v2/transactions?filter=pending&hash=0x' + 'a'.repeat(64)), ['/inserted_at']);
+  assert.deepEqual(await invalid(`/api/v2/transactions?filter=pending&hash=0x${'a'.repeat(64)}`), ['/inserted_at']);
   assert.deepEqual(await invalid('/api/v2/transactions?filter=pending&inserted_at=yesterday&hash=0x1'), ['/inserted_at', '/hash']);
-  assert.deepEqual(await invalid('/api/v2/transactions?filter=pending&inserted_at=0000-01-01T00:00:00Z&hash=0x' + 'a'.repeat(64)), ['/inserted_at']);
-  assert.deepEqual(await invalid('/api/v2/transactions?filter=pending&inserted_at=2024-13-01T00:00:00Z&hash=0x' + 'a'.repeat(64)), ['/inserted_at']);
+  assert.deepEqual(await invalid(`/api/v2/transactions?filter=pending&inserted_at=0000-01-01T00:00:00Z&hash=0x${'a'.repeat(64)}`), ['/inserted_at']);
+  assert.deepEqual(await invalid(`/api/v2/transactions?filter=pending&inserted_at=2024-13-01T00:00:00Z&hash=0x${'a'.repeat(64)}`), ['/inserted_at']);
 });
 
 test('a keyset past the end, or at the very start of the chain, gives an empty last page', async () => {

@@ -6,7 +6,7 @@ import { InvalidNodeResponseError, NodeUnavailableError } from '../../src/chain/
 import { fetchBlocks } from '../../src/chain/fetch-blocks.js';
 import { createRpcClient } from '../../src/chain/rpc.js';
 import { startAnvil } from '../../src/demo/anvil.js';
-import { loadMainnetBlock18000000, loadMainnetBlock18000000Recordings } from '../support/mainnet-fixtures.js';
+import { loadMainnetBlock18000000Recordings } from '../support/mainnet-fixtures.js';
 import { startReplayNode } from '../support/replay-node.js';
 
 test('a pruned node that serves only blocks and block receipts is usable', async (t) => {

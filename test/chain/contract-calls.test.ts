@@ -48,9 +48,18 @@ function recording(): { client: RpcClient; asked: string[] } {
     asked,
     client: {
       url: client.url,
-      request: (method, params) => (asked.push(method), client.request(method, params)),
-      batch: (calls) => (asked.push(`batch of ${calls.length} ${calls[0]?.method}`), client.batch(calls)),
-      batchSettled: (calls) => (asked.push(`batch of ${calls.length} ${calls[0]?.method}`), client.batchSettled(calls)),
+      request: (method, params) => {
+        asked.push(method);
+        return client.request(method, params);
+      },
+      batch: (calls) => {
+        asked.push(`batch of ${calls.length} ${calls[0]?.method}`);
+        return client.batch(calls);
+      },
+      batchSettled: (calls) => {
+        asked.push(`batch of ${calls.length} ${calls[0]?.method}`);
+        return client.batchSettled(calls);
+      },
     },
   };
 }

@@ -110,7 +110,10 @@ test('follows new blocks once caught up', async () => {
     const hash = await client.request<string>('eth_sendTransaction', [{ from, to, value: '0x1' }]);
     let found = 0;
     await waitFor(
-      async () => (found = (await db.pool.query('SELECT 1 FROM transactions WHERE hash = $1', [bytea(hash)])).rowCount ?? 0) > 0,
+      async () => {
+        found = (await db.pool.query('SELECT 1 FROM transactions WHERE hash = $1', [bytea(hash)])).rowCount ?? 0;
+        return found > 0;
+      },
       `the new transaction ${hash} is indexed`,
       { timeoutMs: 10_000, intervalMs: 50 },
     );

@@ -91,8 +91,10 @@ test('the NFT metadata stage reads the token URIs of a batch again after the nod
   try {
     let pending = -1;
     await waitFor(
-      async () =>
-        (pending = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM token_instances WHERE metadata_fetched_at IS NULL')).rows[0]!.n)) === 0,
+      async () => {
+        pending = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM token_instances WHERE metadata_fetched_at IS NULL')).rows[0]!.n);
+        return pending === 0;
+      },
       () => `every NFT id's metadata is fetched (${pending} left)`,
       { intervalMs: 20 },
     );

@@ -89,7 +89,10 @@ before(async () => {
   accounts = await client.request<Hex[]>('eth_accounts', []);
   const deployment = await send({ from: accounts[0], data: DemoERC20.bytecode });
   let deployed: NodeReceipt | null = null;
-  await waitFor(async () => (deployed = await receipt(deployment)) !== null, 'the token is deployed');
+  await waitFor(async () => {
+    deployed = await receipt(deployment);
+    return deployed !== null;
+  }, 'the token is deployed');
   token = deployed!.contractAddress!;
   await client.request('evm_setAutomine', [false]);
   db = await createTestDatabase();

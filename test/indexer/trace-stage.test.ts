@@ -80,9 +80,18 @@ function countingBlockCalls(): { client: RpcClient; blockCallsPerRequest: number
     blockCallsPerRequest,
     client: {
       url: client.url,
-      request: (method, params) => (count([{ method, params }]), client.request(method, params)),
-      batch: (calls) => (count(calls), client.batch(calls)),
-      batchSettled: (calls) => (count(calls), client.batchSettled(calls)),
+      request: (method, params) => {
+        count([{ method, params }]);
+        return client.request(method, params);
+      },
+      batch: (calls) => {
+        count(calls);
+        return client.batch(calls);
+      },
+      batchSettled: (calls) => {
+        count(calls);
+        return client.batchSettled(calls);
+      },
     },
   };
 }

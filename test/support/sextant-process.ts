@@ -114,10 +114,11 @@ export async function runUntilSettled(
   timeoutMs = 240_000,
 ): Promise<void> {
   const sextant = await startSextant(env, timeoutMs);
-  try {
-    await waitFor(settled, `sextant settled:\n${sextant.output()}`, { timeoutMs, intervalMs: 100 });
-  } finally {
-    const code = await sextant.stop();
-    if (code !== 0) throw new Error(`sextant exited with code ${code}:\n${sextant.output()}`);
-  }
+  const waited = await waitFor(settled, `sextant settled:\n${sextant.output()}`, { timeoutMs, intervalMs: 100 }).then(
+    () => null,
+    (error: unknown) => ({ error }),
+  );
+  const code = await sextant.stop();
+  if (waited !== null) throw waited.error;
+  if (code !== 0) throw new Error(`sextant exited with code ${code}:\n${sextant.output()}`);
 }

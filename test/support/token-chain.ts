@@ -105,7 +105,7 @@ async function nodeTransfers(client: RpcClient): Promise<NodeTransfer[]> {
   for (const log of logs) {
     const position = { blockNumber: Number(log.blockNumber), logIndex: Number(log.logIndex), token: log.address };
     const abi = log.topics[0] === transferTopic && log.topics.length === 4 ? erc721Transfer : transferEvents;
-    let event;
+    let event: { eventName: string; args: unknown };
     try {
       event = decodeEventLog({ abi, topics: log.topics, data: log.data });
     } catch {
@@ -121,9 +121,9 @@ async function nodeTransfers(client: RpcClient): Promise<NodeTransfer[]> {
     } else if (event.eventName === 'TransferBatch') {
       const ids = args.ids as bigint[];
       const values = args.values as bigint[];
-      ids.forEach((id, batchIndex) =>
-        transfers.push({ ...position, batchIndex, type: 'ERC-1155', from: args.from as Address, to: args.to as Address, tokenId: id, value: values[batchIndex]! }),
-      );
+      for (const [batchIndex, id] of ids.entries()) {
+        transfers.push({ ...position, batchIndex, type: 'ERC-1155', from: args.from as Address, to: args.to as Address, tokenId: id, value: values[batchIndex]! });
+      }
     }
   }
   return transfers.map((t) => ({ ...t, token: t.token.toLowerCase() as Address, from: t.from.toLowerCase() as Address, to: t.to.toLowerCase() as Address }));

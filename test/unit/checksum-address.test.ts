@@ -4,7 +4,7 @@ import { getAddress } from 'viem';
 import { checksumAddress } from '../../src/api/views/checksum-address.js';
 
 test('checksumAddress gives the EIP-55 form viem gives, for the same address asked again too', () => {
-  const addresses = ['0x' + '00'.repeat(20), '0x' + 'ff'.repeat(20), '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'];
+  const addresses = [`0x${'00'.repeat(20)}`, `0x${'ff'.repeat(20)}`, '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'];
   let seed = 7;
   for (let i = 0; i < 2_000; i++) {
     let hex = '';

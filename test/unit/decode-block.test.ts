@@ -81,7 +81,7 @@ test('block 18,000,000: gas price is the receipt effective price, fee totals fol
   const { block, transactions } = decodeBlock(raw);
   const baseFee = BigInt(raw.block.baseFeePerGas as string);
 
-  raw.receipts.forEach((receipt, i) => assert.equal(transactions[i]?.gasPrice, BigInt(receipt.effectiveGasPrice as string)));
+  for (const [i, receipt] of raw.receipts.entries()) assert.equal(transactions[i]?.gasPrice, BigInt(receipt.effectiveGasPrice as string));
 
   let fees = 0n;
   let gasUsed = 0n;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { flattenCallFrame } from '../../src/chain/call-tracer.js';
 import { complainAbout } from '../../src/chain/node-fields.js';
 import { decodeParityTraces } from '../../src/chain/parity-traces.js';
-import type { Hex, InternalTransactionRecord } from '../../src/model.js';
+import type { InternalTransactionRecord } from '../../src/model.js';
 
 const complain = complainAbout('fixture');
 const etlDir = new URL('../fixtures/ethereum-etl/', import.meta.url);

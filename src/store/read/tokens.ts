@@ -1,6 +1,6 @@
 import type { Address, Hex, TokenType } from '../../model.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea } from '../encode.js';
-import { type Db } from './sql.js';
+import type { Db } from './sql.js';
 
 /** A token contract as the API reads it; the fields read from the contract are null until fetched. */
 export interface TokenItem {
