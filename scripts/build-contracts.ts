@@ -27,7 +27,9 @@ const openZeppelinDir = dirname(createRequire(import.meta.url).resolve('@openzep
 
 function readSources(): Record<string, { content: string }> {
   const sources: Record<string, { content: string }> = {};
-  for (const file of readdirSync(contractsDir).filter((name) => name.endsWith('.sol')).sort()) {
+  for (const file of readdirSync(contractsDir)
+    .filter((name) => name.endsWith('.sol'))
+    .sort()) {
     sources[`contracts/${file}`] = { content: readFileSync(join(contractsDir, file), 'utf8') };
   }
   return sources;
@@ -74,9 +76,7 @@ const problems = output.errors ?? [];
 for (const problem of problems) console.error(problem.formattedMessage);
 if (problems.some((problem) => problem.severity === 'error')) process.exit(1);
 
-const contracts = Object.keys(sources).flatMap((source) =>
-  Object.entries(output.contracts?.[source] ?? {}),
-);
+const contracts = Object.keys(sources).flatMap((source) => Object.entries(output.contracts?.[source] ?? {}));
 contracts.sort(([a], [b]) => a.localeCompare(b));
 writeFileSync(outputFile, render(contracts));
 console.log(`wrote ${contracts.length} contracts to ${outputFile}`);

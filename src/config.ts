@@ -61,7 +61,13 @@ export interface Setting extends EnvironmentSetting {
 
 export const settings: readonly Setting[] = [
   { env: 'ETHEREUM_JSONRPC_HTTP_URL', flag: 'rpc-url', key: 'rpcUrl', default: 'the demo chain', meaning: 'JSON-RPC HTTP URL of the node' },
-  { env: 'ETHEREUM_JSONRPC_TRACE_URL', flag: 'trace-url', key: 'traceUrl', default: 'the node URL', meaning: 'JSON-RPC URL used for traces' },
+  {
+    env: 'ETHEREUM_JSONRPC_TRACE_URL',
+    flag: 'trace-url',
+    key: 'traceUrl',
+    default: 'the node URL',
+    meaning: 'JSON-RPC URL used for traces',
+  },
   {
     env: 'ETHEREUM_JSONRPC_WS_URL',
     flag: 'ws-url',
@@ -76,12 +82,30 @@ export const settings: readonly Setting[] = [
     default: 'detected',
     meaning: `the node's client: ${variants.slice(0, -1).map(code).join(', ')} or ${code(variants.at(-1)!)}`,
   },
-  { env: 'DATABASE_URL', flag: 'database-url', key: 'databaseUrl', default: 'embedded', meaning: 'PostgreSQL URL; unset runs an embedded PostgreSQL' },
-  { env: 'SEXTANT_DATA_DIR', flag: 'data-dir', key: 'dataDir', default: code(defaults.dataDir), meaning: 'where the embedded PostgreSQL keeps its data' },
+  {
+    env: 'DATABASE_URL',
+    flag: 'database-url',
+    key: 'databaseUrl',
+    default: 'embedded',
+    meaning: 'PostgreSQL URL; unset runs an embedded PostgreSQL',
+  },
+  {
+    env: 'SEXTANT_DATA_DIR',
+    flag: 'data-dir',
+    key: 'dataDir',
+    default: code(defaults.dataDir),
+    meaning: 'where the embedded PostgreSQL keeps its data',
+  },
   { env: 'PORT', flag: 'port', key: 'port', default: code(defaults.port), meaning: 'HTTP port of the API' },
   { env: 'HOST', flag: 'host', key: 'host', default: code(defaults.host), meaning: 'address the API listens on' },
   { env: 'FIRST_BLOCK', flag: 'first-block', key: 'firstBlock', default: code(defaults.firstBlock), meaning: 'first block to index' },
-  { env: 'LAST_BLOCK', flag: 'last-block', key: 'lastBlock', default: 'the head, followed', meaning: 'index exactly up to this block, then keep serving' },
+  {
+    env: 'LAST_BLOCK',
+    flag: 'last-block',
+    key: 'lastBlock',
+    default: 'the head, followed',
+    meaning: 'index exactly up to this block, then keep serving',
+  },
   {
     env: 'INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER',
     flag: 'disable-internal-transactions',
@@ -96,7 +120,13 @@ export const settings: readonly Setting[] = [
     default: code(defaults.batchSize),
     meaning: 'blocks per batch of node requests (halved while the node fails requests, grown back after)',
   },
-  { env: 'INDEXER_CATCHUP_BLOCKS_CONCURRENCY', flag: 'concurrency', key: 'concurrency', default: code(defaults.concurrency), meaning: 'batches fetched at once' },
+  {
+    env: 'INDEXER_CATCHUP_BLOCKS_CONCURRENCY',
+    flag: 'concurrency',
+    key: 'concurrency',
+    default: code(defaults.concurrency),
+    meaning: 'batches fetched at once',
+  },
   {
     env: 'INDEXER_POLL_INTERVAL_MS',
     flag: 'poll-interval',
@@ -123,9 +153,16 @@ export const settings: readonly Setting[] = [
     flag: 'instance-transfers-successor-url',
     key: 'instanceTransfersSuccessorUrl',
     default: 'none',
-    meaning: 'the URL the deprecated E4 (transfers of one NFT) names as its successor in its `Link` header; `{address_hash}` and `{id}` are filled in',
+    meaning:
+      'the URL the deprecated E4 (transfers of one NFT) names as its successor in its `Link` header; `{address_hash}` and `{id}` are filled in',
   },
-  { env: 'LOG_LEVEL', flag: 'log-level', key: 'logLevel', default: code(defaults.logLevel), meaning: 'how much is logged: `debug`, `info`, `warn` or `error`' },
+  {
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    key: 'logLevel',
+    default: code(defaults.logLevel),
+    meaning: 'how much is logged: `debug`, `info`, `warn` or `error`',
+  },
 ];
 
 /**
@@ -216,7 +253,11 @@ export function parseConfig(raw: RawSettings): Config {
     host: raw.host ?? defaults.host,
     firstBlock,
     lastBlock,
-    disableInternalTransactions: boolean('disableInternalTransactions', raw.disableInternalTransactions, defaults.disableInternalTransactions),
+    disableInternalTransactions: boolean(
+      'disableInternalTransactions',
+      raw.disableInternalTransactions,
+      defaults.disableInternalTransactions,
+    ),
     batchSize: integer('batchSize', raw.batchSize, defaults.batchSize, 1, 1000),
     concurrency: integer('concurrency', raw.concurrency, defaults.concurrency, 1, 64),
     pollIntervalMs: integer('pollIntervalMs', raw.pollIntervalMs, defaults.pollIntervalMs, 10, 3_600_000),

@@ -23,7 +23,16 @@ export class RetryableError extends Error implements Retryability {
 }
 
 /** Socket errors of a connection that could not be made or broke. */
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+]);
 
 /** What pg says when the server closed the connection, or did not open one in time. */
 const CONNECTION_LOST = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/i;

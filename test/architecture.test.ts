@@ -87,12 +87,18 @@ test('the tree follows the import rule and keeps SQL in src/store', () => {
 test('a wrong import and SQL outside src/store are reported', () => {
   const found = violations(
     new Map([
-      ['src/store/untraced.ts', "import type { UntracedBlock } from '../chain/fetch-traces.js';\nimport { hexToBuffer } from './encode.js';"],
-      ['src/api/routes/health.ts', "import type { IndexerStatus } from '../../indexer/status.js';\nimport type { Hex } from '../../model.js';"],
+      [
+        'src/store/untraced.ts',
+        "import type { UntracedBlock } from '../chain/fetch-traces.js';\nimport { hexToBuffer } from './encode.js';",
+      ],
+      [
+        'src/api/routes/health.ts',
+        "import type { IndexerStatus } from '../../indexer/status.js';\nimport type { Hex } from '../../model.js';",
+      ],
       ['src/cli/main.ts', "const commands = await import('../indexer/indexer.js');"],
       ['src/chain/rpc.ts', "export { variants } from '../config.js';"],
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a source file that interpolates SQL
-      ['src/app/serve.ts', "const { rows } = await pool.query(`SELECT miner FROM blocks WHERE number = ${n}`);"],
+      ['src/app/serve.ts', 'const { rows } = await pool.query(`SELECT miner FROM blocks WHERE number = ${n}`);'],
       ['src/indexer/x.ts', "await client.query('DELETE FROM pending_transactions');"],
       ['src/store/read/x.ts', "await db.query('SELECT 1');"],
     ]),

@@ -15,7 +15,9 @@ test('migrate, built and laid out as `npm run build` lays out dist/, finds and a
   const db = await createTestDatabase({ migrated: false });
   try {
     const source = readFileSync(new URL('src/store/migrate.ts', root), 'utf8');
-    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } });
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+    });
     mkdirSync(join(out, 'store'));
     writeFileSync(join(out, 'package.json'), '{ "type": "module" }');
     writeFileSync(join(out, 'store', 'migrate.js'), outputText);

@@ -79,7 +79,9 @@ test('a fatal error while indexing ends `sextant index` and `sextant start` with
     loadMainnetBlock18000000Recordings().map(({ method, params, ...answer }) => ({
       method,
       params,
-      ...(method === 'eth_getBlockReceipts' ? { error: { code: -32000, message: 'eth_getBlockReceipts is disabled on this endpoint' } } : answer),
+      ...(method === 'eth_getBlockReceipts'
+        ? { error: { code: -32000, message: 'eth_getBlockReceipts is disabled on this endpoint' } }
+        : answer),
     })),
   );
   const db = await createTestDatabase({ migrated: false });
@@ -87,7 +89,10 @@ test('a fatal error while indexing ends `sextant index` and `sextant start` with
   try {
     for (const command of ['index', 'start']) {
       const run = await runSextant([command], env, 60_000);
-      assertOneLineFailure(run, /^sextant: RpcError: eth_getBlockReceipts failed on the node: eth_getBlockReceipts is disabled on this endpoint/);
+      assertOneLineFailure(
+        run,
+        /^sextant: RpcError: eth_getBlockReceipts failed on the node: eth_getBlockReceipts is disabled on this endpoint/,
+      );
       assert.doesNotMatch(run.stdout, /"level":40/, `${command}: no warning, nothing was retried`);
     }
   } finally {

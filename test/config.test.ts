@@ -64,11 +64,14 @@ for (const [env, message] of refused) {
 }
 
 test('the websocket URL must be ws: or wss:', () => {
-  assert.throws(() => parseConfig(rawSettingsFromEnv({ ETHEREUM_JSONRPC_WS_URL: 'http://127.0.0.1:8546' })), (error: unknown) => {
-    assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`);
-    assert.match(error.message, /ETHEREUM_JSONRPC_WS_URL \(--ws-url\) must start with ws: or wss:/);
-    return true;
-  });
+  assert.throws(
+    () => parseConfig(rawSettingsFromEnv({ ETHEREUM_JSONRPC_WS_URL: 'http://127.0.0.1:8546' })),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`);
+      assert.match(error.message, /ETHEREUM_JSONRPC_WS_URL \(--ws-url\) must start with ws: or wss:/);
+      return true;
+    },
+  );
 });
 
 test("the README's configuration table is src/config.ts's settings: variable, flag, default and meaning", () => {

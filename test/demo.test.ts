@@ -1,14 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  createPublicClient,
-  getContractAddress,
-  http,
-  parseEventLogs,
-  type Hash,
-  type PublicClient,
-  type TransactionReceipt,
-} from 'viem';
+import { createPublicClient, getContractAddress, http, parseEventLogs, type Hash, type PublicClient, type TransactionReceipt } from 'viem';
 import { startAnvil, type AnvilNode } from '../src/demo/anvil.js';
 import { DemoCaller, DemoChild, DemoERC1155, DemoERC721 } from '../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../src/demo/scenario.js';
@@ -46,7 +38,17 @@ function txHash(label: string): Hash {
 
 /** The fields of traces that the tests below look at, to show in a failure. */
 const outline = (calls: Trace[]) =>
-  JSON.stringify(calls.map(({ type, traceAddress, action, result, error }) => ({ type, traceAddress, creationMethod: action.creationMethod, address: action.address, to: action.to, created: result?.address, error })));
+  JSON.stringify(
+    calls.map(({ type, traceAddress, action, result, error }) => ({
+      type,
+      traceAddress,
+      creationMethod: action.creationMethod,
+      address: action.address,
+      to: action.to,
+      created: result?.address,
+      error,
+    })),
+  );
 
 async function traces(hash: Hash): Promise<Trace[]> {
   const response = await fetch(node.rpcUrl, {
@@ -81,7 +83,11 @@ test('the uncaught revert happens deep in the call tree', async () => {
   const calls = await traces(scenario.revertedTxHash);
   const depth = Math.max(...calls.map((call) => call.traceAddress.length));
   assert.ok(depth >= 3, `the revert is nested only ${depth} deep`);
-  assert.deepEqual(calls.filter((call) => call.error === undefined), [], 'calls of the reverted transaction without an error');
+  assert.deepEqual(
+    calls.filter((call) => call.error === undefined),
+    [],
+    'calls of the reverted transaction without an error',
+  );
 });
 
 test('the caught revert leaves its transaction successful', async () => {
@@ -91,13 +97,17 @@ test('the caught revert leaves its transaction successful', async () => {
   assert.ok(caught, 'no RevertCaught event');
   const calls = await traces(hash);
   assert.equal(calls.find((call) => call.traceAddress.length === 0)?.error, undefined);
-  assert.ok(calls.some((call) => call.error !== undefined), `no call with an error among ${outline(calls)}`);
+  assert.ok(
+    calls.some((call) => call.error !== undefined),
+    `no call with an error among ${outline(calls)}`,
+  );
 });
 
 test('legacy, access-list and EIP-1559 transactions all occur', async () => {
   const transactions = await Promise.all(scenario.transactions.map(({ hash }) => client.getTransaction({ hash })));
   const types = new Set(transactions.map((tx) => tx.type));
-  for (const type of ['legacy', 'eip2930', 'eip1559'] as const) assert.ok(types.has(type), `no ${type} transaction among the types ${[...types].join(', ')}`);
+  for (const type of ['legacy', 'eip2930', 'eip1559'] as const)
+    assert.ok(types.has(type), `no ${type} transaction among the types ${[...types].join(', ')}`);
 });
 
 test('one block holds several transactions', () => {
@@ -123,9 +133,7 @@ test('the ERC-1155 TransferBatch event is logged', () => {
 test('ether moves through internal calls to EOAs', async () => {
   const calls = await traces(txHash('caller split ether among payees'));
   const payees = new Set(scenario.accounts.payees.map((payee) => payee.toLowerCase()));
-  const transfers = calls.filter(
-    (call) => call.type === 'call' && payees.has(call.action.to ?? '') && BigInt(call.action.value ?? 0) > 0n,
-  );
+  const transfers = calls.filter((call) => call.type === 'call' && payees.has(call.action.to ?? '') && BigInt(call.action.value ?? 0) > 0n);
   assert.equal(transfers.length, 4);
 });
 
@@ -145,8 +153,14 @@ test('the child created and self-destructed in one transaction is gone', async (
   assert.equal(scenario.contracts.destroyedChild, predicted);
   const address = predicted.toLowerCase();
   const calls = await traces(txHash('caller spawnAndDestroy child (CREATE2 + selfdestruct)'));
-  assert.ok(calls.some((call) => call.action.creationMethod === 'create2' && call.result?.address === address), `no CREATE2 of ${address} among ${outline(calls)}`);
-  assert.ok(calls.some((call) => call.type === 'suicide' && call.action.address === address), `no selfdestruct of ${address} among ${outline(calls)}`);
+  assert.ok(
+    calls.some((call) => call.action.creationMethod === 'create2' && call.result?.address === address),
+    `no CREATE2 of ${address} among ${outline(calls)}`,
+  );
+  assert.ok(
+    calls.some((call) => call.type === 'suicide' && call.action.address === address),
+    `no selfdestruct of ${address} among ${outline(calls)}`,
+  );
   assert.equal(await client.getCode({ address: predicted }), undefined);
   assert.equal(await client.getBalance({ address: predicted }), 0n);
 });
@@ -154,7 +168,10 @@ test('the child created and self-destructed in one transaction is gone', async (
 test('a child destroyed after its creation transaction keeps its code but loses its ether', async () => {
   const address = scenario.contracts.createChild;
   const calls = await traces(txHash('caller destroyChild of CREATE child (selfdestruct)'));
-  assert.ok(calls.some((call) => call.type === 'suicide' && call.action.address === address.toLowerCase()), `no selfdestruct of ${address} among ${outline(calls)}`);
+  assert.ok(
+    calls.some((call) => call.type === 'suicide' && call.action.address === address.toLowerCase()),
+    `no selfdestruct of ${address} among ${outline(calls)}`,
+  );
   assert.notEqual(await client.getCode({ address }), undefined);
   assert.equal(await client.getBalance({ address }), 0n);
 });

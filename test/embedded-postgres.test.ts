@@ -38,7 +38,10 @@ async function processesOf(dataDir: string): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const args = await readFile(`/proc/${entry}/cmdline`, 'utf8').then((text) => text.split('\0'), () => []);
+    const args = await readFile(`/proc/${entry}/cmdline`, 'utf8').then(
+      (text) => text.split('\0'),
+      () => [],
+    );
     if (args.some((arg) => arg.startsWith(`${dataDir}/`))) pids.push(Number(entry));
   }
   return pids;
@@ -54,7 +57,10 @@ async function query(connectionString: string, sql: string): Promise<unknown[]> 
 }
 
 async function exists(file: string): Promise<boolean> {
-  return stat(file).then(() => true, () => false);
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 function postmasterPidFile(dataDir: string): string {

@@ -23,7 +23,8 @@ const failureOf = (sql: string): Promise<unknown> =>
   );
 
 /** The error of a statement that raises SQLSTATE `code`, as the server would for the condition it names. */
-const raised = (code: string): Promise<unknown> => failureOf(`DO $$ BEGIN RAISE EXCEPTION 'raised %', '${code}' USING ERRCODE = '${code}'; END $$`);
+const raised = (code: string): Promise<unknown> =>
+  failureOf(`DO $$ BEGIN RAISE EXCEPTION 'raised %', '${code}' USING ERRCODE = '${code}'; END $$`);
 
 test("the node's failures are retryable: no answer, garbage, a block it lacks yet, a chain that changed under a question", () => {
   const errors = [
@@ -42,7 +43,10 @@ test('a JSON-RPC refusal is retryable only when the node says it cannot serve th
   assert.equal(isRetryable(new RpcError('eth_getBlockReceipts', -32000, 'header not found')), true);
   assert.equal(isRetryable(new RpcError('eth_call', -32602, 'BlockOutOfRangeError: block height is 0 but requested was 16')), true);
   assert.equal(isRetryable(new RpcError('debug_traceBlockByNumber', -32000, 'execution timeout')), true);
-  assert.equal(isRetryable(new RpcError('trace_transaction', -32601, 'the method trace_transaction does not exist/is not available')), false);
+  assert.equal(
+    isRetryable(new RpcError('trace_transaction', -32601, 'the method trace_transaction does not exist/is not available')),
+    false,
+  );
   assert.equal(isRetryable(new RpcError('eth_getBlockReceipts', -32000, 'eth_getBlockReceipts is disabled on this endpoint')), false);
 });
 
@@ -59,7 +63,7 @@ test('programming errors, bad settings, a reorg too deep and anything unknown ar
   for (const error of errors) assert.equal(isRetryable(error), false, String(error));
 });
 
-test('PostgreSQL failures that pass are retryable and the database\'s: a serialization failure, a deadlock, too many connections, a refused or terminated connection', async () => {
+test("PostgreSQL failures that pass are retryable and the database's: a serialization failure, a deadlock, too many connections, a refused or terminated connection", async () => {
   const terminated = new pg.Client({ connectionString: db.url });
   await terminated.connect();
   terminated.on('error', () => undefined);
@@ -70,8 +74,14 @@ test('PostgreSQL failures that pass are retryable and the database\'s: a seriali
     await raised('40001'),
     await raised('40P01'),
     await raised('53300'),
-    await terminated.query('SELECT 1').then(() => assert.fail('a terminated connection answered'), (error: unknown) => error),
-    await refused.connect().then(() => assert.fail('port 1 accepted a connection'), (error: unknown) => error),
+    await terminated.query('SELECT 1').then(
+      () => assert.fail('a terminated connection answered'),
+      (error: unknown) => error,
+    ),
+    await refused.connect().then(
+      () => assert.fail('port 1 accepted a connection'),
+      (error: unknown) => error,
+    ),
   ];
   await terminated.end().catch(() => undefined);
   for (const error of errors) {

@@ -125,10 +125,7 @@ export const pageSize = 50;
  * differ only in how busy the key is; without one, the most items up to a handful, else the fewest.
  */
 export async function findKeys(db: Db, endpoint: Endpoint, keys: BenchKeys): Promise<EndpointKey[]> {
-  const cold =
-    endpoint.coldPath === undefined
-      ? `ORDER BY CASE WHEN n <= ${handful} THEN -n ELSE n END, path LIMIT 1`
-      : 'WHERE path = $1';
+  const cold = endpoint.coldPath === undefined ? `ORDER BY CASE WHEN n <= ${handful} THEN -n ELSE n END, path LIMIT 1` : 'WHERE path = $1';
   const { rows } = await db.query<{ kind: KeyKind; path: string; n: string }>(
     `WITH g AS MATERIALIZED (${endpoint.keys})
      (SELECT 'hot' AS kind, path, n FROM g ORDER BY n DESC, path LIMIT 1)

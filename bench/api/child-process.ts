@@ -51,7 +51,10 @@ export async function startNodeChild(
       child.kill('SIGKILL');
       throw new Error(`${args.join(' ')} did not answer ${readyPath} within ${timeoutMs} ms:\n${output}`);
     }
-    const status = await fetch(`${baseUrl}${readyPath}`).then((r) => r.status, () => 0);
+    const status = await fetch(`${baseUrl}${readyPath}`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

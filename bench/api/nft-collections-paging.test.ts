@@ -22,11 +22,20 @@ before(async () => {
       const address = bytea(token(typeIndex, n));
       await db.pool.query('INSERT INTO tokens (address, type) VALUES ($1, $2)', [address, type]);
       if (type === 'ERC-20' || type === 'ERC-721') {
-        await db.pool.query('INSERT INTO address_token_balances (address, token_address, token_id, value, token_type) VALUES ($1, $2, NULL, $3, $4)', [bytea(holder), address, n + 1, type]);
+        await db.pool.query(
+          'INSERT INTO address_token_balances (address, token_address, token_id, value, token_type) VALUES ($1, $2, NULL, $3, $4)',
+          [bytea(holder), address, n + 1, type],
+        );
       } else {
         // Two ids, one of them with a zero balance: ERC-1155 counts the positive one, ERC-404 both.
-        for (const [id, value] of [[1, 5], [2, 0]]) {
-          await db.pool.query('INSERT INTO address_token_balances (address, token_address, token_id, value, token_type) VALUES ($1, $2, $3, $4, $5)', [bytea(holder), address, id, value, type]);
+        for (const [id, value] of [
+          [1, 5],
+          [2, 0],
+        ]) {
+          await db.pool.query(
+            'INSERT INTO address_token_balances (address, token_address, token_id, value, token_type) VALUES ($1, $2, $3, $4, $5)',
+            [bytea(holder), address, id, value, type],
+          );
         }
       }
     }

@@ -91,7 +91,12 @@ interface PageToMeasure {
   path: string;
 }
 
-async function choosePages(pool: pg.Pool, serveUrl: string, chainKeys: BenchKeys, report: (line: string) => void): Promise<PageToMeasure[]> {
+async function choosePages(
+  pool: pg.Pool,
+  serveUrl: string,
+  chainKeys: BenchKeys,
+  report: (line: string) => void,
+): Promise<PageToMeasure[]> {
   const pages: PageToMeasure[] = [];
   for (const endpoint of endpoints) {
     const keys = await findKeys(pool, endpoint, chainKeys);
@@ -152,13 +157,21 @@ function checkTargets(pages: MeasuredPage[], serverPeakRssBytes: number): Target
     checks.push({ target: `${pageLabel(page)}: p99 <= 10 ms at c=1`, measured: `${fixed(c1.p99Ms, 2)} ms`, met: c1.p99Ms <= 10 });
     const c64 = atConnections(page, 64);
     const share = c64.api.requestsPerSecond / c64.memory.requestsPerSecond;
-    checks.push({ target: `${pageLabel(page)}: API >= 60% of the memory floor at c=64`, measured: `${fixed(share * 100, 0)}%`, met: share >= 0.6 });
+    checks.push({
+      target: `${pageLabel(page)}: API >= 60% of the memory floor at c=64`,
+      measured: `${fixed(share * 100, 0)}%`,
+      met: share >= 0.6,
+    });
   }
   const first = (endpoint: EndpointId, key: KeyKind) => pages.find((p) => p.endpoint === endpoint && p.key === key && p.page === 'first');
   for (const deep of pages.filter((p) => p.page === 'deep')) {
     const top = first(deep.endpoint, 'hot')!;
     const ratio = atConnections(deep, 1).api.p50Ms / atConnections(top, 1).api.p50Ms;
-    checks.push({ target: `${deep.endpoint} deep@${deep.depth} <= 1.2 x first page (p50, c=1)`, measured: fixed(ratio, 2), met: ratio <= 1.2 });
+    checks.push({
+      target: `${deep.endpoint} deep@${deep.depth} <= 1.2 x first page (p50, c=1)`,
+      measured: fixed(ratio, 2),
+      met: ratio <= 1.2,
+    });
   }
   for (const hot of pages.filter((p) => p.key === 'hot' && p.page === 'first')) {
     const cold = first(hot.endpoint, 'cold');
@@ -191,7 +204,10 @@ export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchRes
     const responsesFile = join(workDir, 'responses.json');
     await writeFile(responsesFile, JSON.stringify(bodies));
     memory = await startMemoryFloor(responsesFile, chosen[0]!.path);
-    const statements = await recordQueries(pool, chosen.map((p) => p.path));
+    const statements = await recordQueries(
+      pool,
+      chosen.map((p) => p.path),
+    );
 
     report(`API benchmark (${options.scale}) on ${describeMachine()}, load average ${loadAverage()}`);
     report('requests/s and latency per page; c = concurrent connections; ratios of requests/s');

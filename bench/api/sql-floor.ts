@@ -42,7 +42,13 @@ async function replay(pool: pg.Pool, queries: RecordedQuery[]): Promise<void> {
   for (const { text, values } of queries) await pool.query(text, values);
 }
 
-async function runWorkers(pool: pg.Pool, queries: RecordedQuery[], connections: number, total: number, latencies: number[] | null): Promise<void> {
+async function runWorkers(
+  pool: pg.Pool,
+  queries: RecordedQuery[],
+  connections: number,
+  total: number,
+  latencies: number[] | null,
+): Promise<void> {
   let started = 0;
   const worker = async () => {
     while (started < total) {

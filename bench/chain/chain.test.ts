@@ -56,7 +56,9 @@ describe('the generated chain', () => {
       if (ofCold.length > 0) coldTransferBlocks++;
       coldTransfers += ofCold.length;
       for (const t of ofCold) if (t.to === cold && t.tokenType !== 'ERC-20') coldCollections.add(t.tokenAddress);
-      coldInstanceTransfers += bundle.tokenTransfers.filter((t) => t.tokenAddress === keys.coldInstance.token && t.tokenId === keys.coldInstance.id).length;
+      coldInstanceTransfers += bundle.tokenTransfers.filter(
+        (t) => t.tokenAddress === keys.coldInstance.token && t.tokenId === keys.coldInstance.id,
+      ).length;
       coldCalls += traces.filter((f) => f.traceAddress.length > 0 && (f.action.to === cold || f.action.from === cold)).length;
       hotTransfers += bundle.tokenTransfers.filter((t) => t.to === keys.hotAddress || t.from === keys.hotAddress).length;
       if (bundle.block.miner === keys.coldMiner) coldMinerBlocks++;
@@ -134,7 +136,9 @@ describe('loadBenchChain', () => {
     assert.equal(await count('SELECT count(*) AS n FROM transactions'), BLOCKS * chainShapes.small.transactionsPerBlock);
     assert.equal(await count('SELECT count(*) AS n FROM tokens WHERE metadata_fetched_at IS NULL'), 0);
     assert.equal(await count('SELECT count(*) AS n FROM token_instances WHERE metadata IS NULL'), 0);
-    const hotBalances = await count('SELECT count(*) AS n FROM address_token_balances WHERE address = $1 AND value > 0', [bytea(chain.keys.hotAddress)]);
+    const hotBalances = await count('SELECT count(*) AS n FROM address_token_balances WHERE address = $1 AND value > 0', [
+      bytea(chain.keys.hotAddress),
+    ]);
     assert.ok(hotBalances >= BLOCKS, `the hot address holds ${hotBalances} tokens`);
     for (const endpoint of endpoints.filter((e) => e.coldPath !== undefined)) {
       const [hot, cold] = await findKeys(database.pool, endpoint, chain.keys);
@@ -142,6 +146,9 @@ describe('loadBenchChain', () => {
       assert.equal(cold.path, endpoint.coldPath!(chain.keys), `${endpoint.id} finds the generated cold key`);
       assert.ok(cold.items > pageSize && cold.items < hot.items, `${endpoint.id}: cold ${cold.items} items, hot ${hot.items}`);
     }
-    assert.ok(lines.some((line) => line.includes(`loaded ${BLOCKS} blocks`)), `no line says loaded ${BLOCKS} blocks:\n${lines.join('\n')}`);
+    assert.ok(
+      lines.some((line) => line.includes(`loaded ${BLOCKS} blocks`)),
+      `no line says loaded ${BLOCKS} blocks:\n${lines.join('\n')}`,
+    );
   });
 });

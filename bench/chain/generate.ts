@@ -135,7 +135,13 @@ export function createChainGenerator(shape: ChainShape): ChainGenerator {
     return [
       transfer(erc20(shape.airdropTokens + shape.busyErc20), ZERO_ADDRESS, cold, 10n ** 18n, false),
       transfer(coldCollection(shape, k), ZERO_ADDRESS, cold, 0n, true),
-      transfer(keys.coldInstance.token, k === 0 ? ZERO_ADDRESS : coldInstanceOwner(k - 1), coldInstanceOwner(k), keys.coldInstance.id, true),
+      transfer(
+        keys.coldInstance.token,
+        k === 0 ? ZERO_ADDRESS : coldInstanceOwner(k - 1),
+        coldInstanceOwner(k),
+        keys.coldInstance.id,
+        true,
+      ),
       transferSingle(erc1155(shape.busyErc1155), DISTRIBUTOR, ZERO_ADDRESS, cold, 0n, 1n),
     ];
   };
@@ -181,7 +187,9 @@ export function createChainGenerator(shape: ChainShape): ChainGenerator {
       to = erc1155(random.skewed(shape.busyErc1155, 2));
       input = '0xf242432a';
       for (let count = 1 + random.below(3); count > 0; count--) {
-        logs.push(transferSingle(to, from, pickAccount(random), pickAccount(random), BigInt(1 + random.below(100)), BigInt(1 + random.below(10))));
+        logs.push(
+          transferSingle(to, from, pickAccount(random), pickAccount(random), BigInt(1 + random.below(100)), BigInt(1 + random.below(10))),
+        );
       }
     } else if (kind < 0.95) {
       to = erc1155(random.skewed(shape.busyErc1155, 2));
@@ -203,17 +211,16 @@ export function createChainGenerator(shape: ChainShape): ChainGenerator {
       to: pickAccount(random),
       value: BigInt(random.below(1000)) * GWEI,
     }));
-    return failed ? { from, to, value: 0n, input, logs: [], calls: [], failed } : { from, to, value: input === '0x' ? GWEI : 0n, input, logs, calls, failed };
+    return failed
+      ? { from, to, value: 0n, input, logs: [], calls: [], failed }
+      : { from, to, value: input === '0x' ? GWEI : 0n, input, logs, calls, failed };
   };
 
   const block = (number: number): GeneratedBlock => {
     const random = new Random(mix(shape.seed, number));
     const hash = blockHash(number);
-    const miner = coldBlockIndex(number) !== null
-      ? keys.coldMiner
-      : random.next() < 0.9
-        ? keys.hotMiner
-        : address(Kind.Miner, 2 + random.below(1000));
+    const miner =
+      coldBlockIndex(number) !== null ? keys.coldMiner : random.next() < 0.9 ? keys.hotMiner : address(Kind.Miner, 2 + random.below(1000));
     const baseFee = 10n * GWEI + BigInt(number % 100) * 10_000_000n;
     const heavy = number % shape.heavyTraceEvery === shape.heavyTraceEvery / 2;
     const specs = Array.from({ length: shape.transactionsPerBlock }, (_, i) =>

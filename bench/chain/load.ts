@@ -45,7 +45,11 @@ export async function loadBenchChain(options: LoadOptions): Promise<void> {
       const traces = await fetchBatchTraces(
         client,
         capabilities.traceMethod,
-        bundles.map(({ block, transactions }) => ({ hash: block.hash, number: block.number, transactionHashes: transactions.map((t) => t.hash) })),
+        bundles.map(({ block, transactions }) => ({
+          hash: block.hash,
+          number: block.number,
+          transactionHashes: transactions.map((t) => t.hash),
+        })),
       );
       await writeBlockTraces(pool, traces);
       if ((from / BLOCKS_PER_WRITE) % 50 === 49) options.report(`loaded blocks 0..${from + numbers.length - 1} of ${chain.head}`);

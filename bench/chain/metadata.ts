@@ -40,7 +40,10 @@ export async function runMetadataStages(pool: Pool, client: RpcClient): Promise<
   const common = { pool, client, logger, batchSize: METADATA_BATCH, pollIntervalMs: 50 };
   const stages = [
     startTokenMetadataStage(common),
-    startNftMetadataStage({ ...common, fetch: { ipfsGateway: 'https://ipfs.invalid/ipfs', timeoutMs: 1_000, maxBytes: 1024 * 1024, retries: 0 } }),
+    startNftMetadataStage({
+      ...common,
+      fetch: { ipfsGateway: 'https://ipfs.invalid/ipfs', timeoutMs: 1_000, maxBytes: 1024 * 1024, retries: 0 },
+    }),
   ];
   try {
     const failed = Promise.race(stages.map((stage) => stage.done));

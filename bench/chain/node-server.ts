@@ -45,14 +45,18 @@ export function createNodeAnswers(chain: ChainGenerator): (call: unknown) => Ans
 
   const answer = (call: unknown): Answer => {
     const { id = null, method, params = [] } = (call ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
-    if (typeof method !== 'string' || !Array.isArray(params)) return { jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request' } };
+    if (typeof method !== 'string' || !Array.isArray(params))
+      return { jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request' } };
     if (method === 'eth_call') {
       const { to, data } = (params[0] ?? {}) as { to?: unknown; data?: unknown };
       const returned = typeof to === 'string' && typeof data === 'string' ? contractAnswer(to, data) : null;
-      return returned === null ? { jsonrpc: '2.0', id, error: { code: 3, message: 'execution reverted' } } : { jsonrpc: '2.0', id, result: returned };
+      return returned === null
+        ? { jsonrpc: '2.0', id, error: { code: 3, message: 'execution reverted' } }
+        : { jsonrpc: '2.0', id, result: returned };
     }
     const result = results[method];
-    if (result === undefined) return { jsonrpc: '2.0', id, error: { code: -32601, message: `the method ${method} does not exist/is not available` } };
+    if (result === undefined)
+      return { jsonrpc: '2.0', id, error: { code: -32601, message: `the method ${method} does not exist/is not available` } };
     return { jsonrpc: '2.0', id, result: result(params) };
   };
   return answer;

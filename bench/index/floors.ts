@@ -57,7 +57,11 @@ const tracesOf = (client: RpcClient, method: 'trace_block' | 'debug_traceBlockBy
   fetchBatchTraces(
     client,
     method,
-    bundles.map(({ block, transactions }) => ({ hash: block.hash, number: block.number, transactionHashes: transactions.map((t) => t.hash) })),
+    bundles.map(({ block, transactions }) => ({
+      hash: block.hash,
+      number: block.number,
+      transactionHashes: transactions.map((t) => t.hash),
+    })),
   );
 
 /**
@@ -94,10 +98,12 @@ export async function nodeFloor(nodeUrl: string, head: number, batching: Batchin
   const started = performance.now();
   const worker = async () => {
     for (let next = batches.next(); !next.done; next = batches.next()) {
-      await client.batch(next.value.flatMap((n) => [
-        { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
-        { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
-      ]));
+      await client.batch(
+        next.value.flatMap((n) => [
+          { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
+          { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
+        ]),
+      );
       await client.batch(next.value.map((n) => ({ method: 'trace_block', params: [numberToHex(n)] })));
     }
   };

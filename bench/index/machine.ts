@@ -6,4 +6,7 @@ export function describeMachine(): string {
   return `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${gib(totalmem())} memory (${gib(freemem())} free), Node ${process.version}`;
 }
 
-export const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+export const loadAverage = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');

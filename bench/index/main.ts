@@ -6,4 +6,9 @@ import { parseBlocks, parseScale } from '../chain/scale.js';
 import { runIndexBench } from './run.js';
 
 const args = process.argv.slice(2);
-await runIndexBench({ scale: parseScale(args), blocks: parseBlocks(args), keepDatabase: false, report: (line) => process.stdout.write(`${line}\n`) });
+await runIndexBench({
+  scale: parseScale(args),
+  blocks: parseBlocks(args),
+  keepDatabase: false,
+  report: (line) => process.stdout.write(`${line}\n`),
+});

@@ -43,13 +43,26 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
   const chain = createChainGenerator(chainShape(options.scale, options.blocks));
   const lastBlock = chain.head;
   report(`## index (${options.scale}: blocks 0..${lastBlock}); ${describeMachine()}`);
-  report(`batch size ${batching.batchSize}, concurrency ${batching.concurrency}; tuned server: ALTER DATABASE ... SET ${Object.entries(tunedSettings).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  report(
+    `batch size ${batching.batchSize}, concurrency ${batching.concurrency}; tuned server: ALTER DATABASE ... SET ${Object.entries(
+      tunedSettings,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}`,
+  );
   const node = await startBenchNode(options.scale, options.blocks);
   const targets: IndexBenchResult['targets'] = [];
   let kept: DatabaseTarget | null = null;
   try {
     const served = await nodeFloor(node.url, lastBlock, batching);
-    report(line(`node alone, blocks 0..${served.blocks - 1} (answers parsed only)`, served.seconds, { blocks: served.blocks }, `load ${loadAverage()}`));
+    report(
+      line(
+        `node alone, blocks 0..${served.blocks - 1} (answers parsed only)`,
+        served.seconds,
+        { blocks: served.blocks },
+        `load ${loadAverage()}`,
+      ),
+    );
     const floor = await fetchAndDecodeFloor(node.url, lastBlock, batching);
     const rows = floor.rows;
     report(`rows per run: ${describeRows(rows)}`);
@@ -65,12 +78,17 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
         checkSameRows(await countStoredRows(target.indexUrl), rows, `sextant index (${target.label})`);
         const share = floor.seconds / index.seconds;
         report(
-          line(`sextant index, ${target.label}`, index.seconds, rowsOf(rows), [
-            `peak RSS ${megabytes(index.peakRss)}`,
-            `${share.toFixed(2)} of the fetch floor (target >= ${TARGET_SHARE_OF_FETCH_FLOOR}: ${share >= TARGET_SHARE_OF_FETCH_FLOOR ? 'met' : 'missed'})`,
-            `${(copy.seconds / index.seconds).toFixed(2)} of the COPY floor`,
-            `load ${loadAverage()}`,
-          ].join(', ')),
+          line(
+            `sextant index, ${target.label}`,
+            index.seconds,
+            rowsOf(rows),
+            [
+              `peak RSS ${megabytes(index.peakRss)}`,
+              `${share.toFixed(2)} of the fetch floor (target >= ${TARGET_SHARE_OF_FETCH_FLOOR}: ${share >= TARGET_SHARE_OF_FETCH_FLOOR ? 'met' : 'missed'})`,
+              `${(copy.seconds / index.seconds).toFixed(2)} of the COPY floor`,
+              `load ${loadAverage()}`,
+            ].join(', '),
+          ),
         );
         report(`  memory along the run: ${memoryProfile(index, lastBlock + 1)}`);
         targets.push({ label: target.label, copySeconds: copy.seconds, index });

@@ -62,9 +62,7 @@ interface DescribedObjectSchema {
 function invalidParametersFromValidation(error: FastifyError, request: FastifyRequest): InvalidParameter[] {
   const part: RequestPart = error.validationContext ?? 'querystring';
   const schema = request.routeOptions.schema?.[part] as DescribedObjectSchema | undefined;
-  const values = (part === 'params' ? request.params : part === 'querystring' ? request.query : {}) as
-    | Record<string, unknown>
-    | undefined;
+  const values = (part === 'params' ? request.params : part === 'querystring' ? request.query : {}) as Record<string, unknown> | undefined;
   const byParam = new Map<string, string>();
   for (const failure of error.validation ?? []) {
     const missing = failure.params['missingProperty'];
@@ -118,5 +116,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
 /** For Fastify's `frameworkErrors`: a URL the router cannot decode is the client's mistake. */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  void reply.code(400).header('cache-control', 'public, max-age=3600').send({ message: `Malformed URL (${error.message}); check its percent-encoding.` });
+  void reply
+    .code(400)
+    .header('cache-control', 'public, max-age=3600')
+    .send({ message: `Malformed URL (${error.message}); check its percent-encoding.` });
 }

@@ -8,12 +8,7 @@ import { type InvalidParameter, InvalidParametersError, invalidValueDetail } fro
 export type Parsed<T> = { ok: true; value: T } | { ok: false; invalid: InvalidParameter };
 
 /** One of the allowed values; absent or empty gives the default. */
-export function parseChoice<T extends string>(
-  param: string,
-  raw: string | undefined,
-  allowed: readonly T[],
-  fallback: T,
-): Parsed<T> {
+export function parseChoice<T extends string>(param: string, raw: string | undefined, allowed: readonly T[], fallback: T): Parsed<T> {
   if (raw === undefined || raw === '') return { ok: true, value: fallback };
   if ((allowed as readonly string[]).includes(raw)) return { ok: true, value: raw as T };
   return { ok: false, invalid: { param, detail: invalidValueDetail(`one of ${allowed.join(', ')}`, raw) } };

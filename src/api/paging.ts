@@ -1,11 +1,4 @@
-import {
-  type Static,
-  type TObject,
-  type TOptional,
-  type TProperties,
-  type TSchema,
-  Type,
-} from '@sinclair/typebox';
+import { type Static, type TObject, type TOptional, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import type { Hex } from '../model.js';
 import type { BlocksValidatedKeyset } from '../store/read/blocks.js';
 import type { InternalTransactionKeyset } from '../store/read/internal-transactions.js';
@@ -56,9 +49,7 @@ interface KeysetSpec<Members extends TProperties, Keyset, Item> {
 }
 
 function optional<P extends TProperties>(properties: P): OptionalProperties<P> {
-  return Object.fromEntries(
-    Object.entries(properties).map(([name, schema]) => [name, Type.Optional(schema)]),
-  ) as OptionalProperties<P>;
+  return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, Type.Optional(schema)])) as OptionalProperties<P>;
 }
 
 // Alphabetical, as Blockscout's small JSON objects are.
@@ -240,7 +231,11 @@ export const tokenBalancesKeyset = defineKeyset({
       tokenId: tokenId === null ? null : BigInt(tokenId),
     };
   },
-  fromItem: (item: { value: bigint; tokenId: bigint | null; token: { name: string | null; type: (typeof tokenTypes)[number]; address: Hex } }) => ({
+  fromItem: (item: {
+    value: bigint;
+    tokenId: bigint | null;
+    token: { name: string | null; type: (typeof tokenTypes)[number]; address: Hex };
+  }) => ({
     value: item.value.toString(),
     token_name: item.token.name,
     token_type: item.token.type,

@@ -9,8 +9,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 export const Nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 
 /** One of a few strings (a plain enum, which the response serializer handles without trying branches). */
-export const StringEnum = <const T extends readonly string[]>(values: T) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+export const StringEnum = <const T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 
 /** A decimal string of an integer: amounts, gas and fees. */
 export const DecimalString = Type.String({ pattern: '^-?[0-9]+$' });

@@ -9,10 +9,5 @@ export const tokenTypes = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404'] as const 
  */
 export function parseTokenTypes<T extends TokenType>(raw: string | undefined, allowed: readonly T[]): Parsed<T[]> {
   const unbracketed = raw?.replace(/^\[(.*)\]$/, '$1');
-  return parseCommaList(
-    'type',
-    unbracketed,
-    (item) => allowed.find((type) => type === item.toUpperCase()),
-    allowed.join(', '),
-  );
+  return parseCommaList('type', unbracketed, (item) => allowed.find((type) => type === item.toUpperCase()), allowed.join(', '));
 }

@@ -93,7 +93,13 @@ const TOKEN_READ_BATCH_SIZE = 100;
  * URI), far below the size nodes cap a batch answer at, and each HTTP request costs both sides more
  * than the calls in it.
  */
-function startReadingTokens(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): BackgroundLoop[] {
+function startReadingTokens(
+  config: Config,
+  logger: Logger,
+  database: Database,
+  node: NodeConnection,
+  resources: Resources,
+): BackgroundLoop[] {
   const client = createRpcClient({ url: node.client.url, timeoutMs: 5_000, retryCount: 1, batchSize: TOKEN_READ_BATCH_SIZE });
   const tokenStage = startTokenMetadataStage({
     pool: database.pool,

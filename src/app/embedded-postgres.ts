@@ -250,7 +250,9 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
 }
 
 function inUseError(dataDir: string, pid: number): ConfigError {
-  return new ConfigError(`data directory ${dataDir} is in use by another Sextant process (pid ${pid}): stop it first, or ${CHOOSE_ANOTHER}`);
+  return new ConfigError(
+    `data directory ${dataDir} is in use by another Sextant process (pid ${pid}): stop it first, or ${CHOOSE_ANOTHER}`,
+  );
 }
 
 async function readPid(file: string): Promise<number | undefined> {
@@ -370,20 +372,29 @@ async function runToCompletion(command: string, args: string[], cwd: string, use
 
 function spawnServer(postgres: string, pgdata: string, dataDir: string, user: OsUser | undefined): ChildProcess {
   const serverArgs = [
-    '-D', pgdata,
-    '-p', String(PORT),
-    '-k', pgdata,
-    '-c', 'listen_addresses=',
-    '-c', 'unix_socket_permissions=0700',
+    '-D',
+    pgdata,
+    '-p',
+    String(PORT),
+    '-k',
+    pgdata,
+    '-c',
+    'listen_addresses=',
+    '-c',
+    'unix_socket_permissions=0700',
     // fsync stays on, so a crash never corrupts the cluster and every commit is atomic; only the last
     // few hundred milliseconds of commits may be lost, and the indexer resumes from what was committed.
-    '-c', 'synchronous_commit=off',
+    '-c',
+    'synchronous_commit=off',
     // The indexer writes in bulk into indexes that grow with the chain: a larger buffer cache keeps more
     // of their pages in memory, and rarer checkpoints mean fewer first changes of a page after a
     // checkpoint, each of which writes the whole page to the WAL.
-    '-c', 'shared_buffers=512MB',
-    '-c', 'max_wal_size=4GB',
-    '-c', 'checkpoint_timeout=15min',
+    '-c',
+    'shared_buffers=512MB',
+    '-c',
+    'max_wal_size=4GB',
+    '-c',
+    'checkpoint_timeout=15min',
   ];
   return spawn('/bin/sh', ['-c', SUPERVISOR_SCRIPT, 'sextant-postgres', postgres, ...serverArgs], {
     cwd: dataDir,
@@ -506,5 +517,9 @@ function errorCode(error: unknown): string | undefined {
 }
 
 function oneLine(error: unknown): string {
-  return String((error as Error).message ?? error).trim().split('\n')[0] ?? '';
+  return (
+    String((error as Error).message ?? error)
+      .trim()
+      .split('\n')[0] ?? ''
+  );
 }

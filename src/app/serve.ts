@@ -13,7 +13,13 @@ async function requireSchema(database: Database): Promise<void> {
   }
 }
 
-export async function listen(config: Config, logger: Logger, database: Database, resources: Resources, indexer: Indexer | null): Promise<string> {
+export async function listen(
+  config: Config,
+  logger: Logger,
+  database: Database,
+  resources: Resources,
+  indexer: Indexer | null,
+): Promise<string> {
   const api = await buildApi({
     pool: database.pool,
     logger: logger.child({ component: 'api' }),

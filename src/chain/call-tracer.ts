@@ -22,7 +22,12 @@ interface CallFrameFields {
  * transaction: depth first, each with the path of child positions that leads to it.
  * The top-level frame differs in gas only: geth counts the intrinsic gas, Parity does not.
  */
-export function flattenCallFrame(root: unknown, transactionIndex: number, transactionHash: Hex, complain: Complain): InternalTransactionRecord[] {
+export function flattenCallFrame(
+  root: unknown,
+  transactionIndex: number,
+  transactionHash: Hex,
+  complain: Complain,
+): InternalTransactionRecord[] {
   const records: InternalTransactionRecord[] = [];
   // Old geth writes a selfdestruct as its type alone: the destroyed contract is the caller's frame.
   const visit = (value: unknown, path: string, traceAddress: number[], caller: Hex | null) => {
@@ -34,23 +39,44 @@ export function flattenCallFrame(root: unknown, transactionIndex: number, transa
     const common = { transactionIndex, transactionHash, index: records.length, traceAddress, error };
     if (type === 'SELFDESTRUCT' || type === 'SUICIDE') {
       records.push({
-        ...common, type: 'selfdestruct', callType: null, from: fields.optionalAddress('from') ?? caller ?? fields.address('from'),
+        ...common,
+        type: 'selfdestruct',
+        callType: null,
+        from: fields.optionalAddress('from') ?? caller ?? fields.address('from'),
         to: fields.optionalAddress('to'),
-        createdContract: null, value: fields.optionalQuantity('value') ?? 0n, gas: null, gasUsed: null, input: null, output: null,
+        createdContract: null,
+        value: fields.optionalQuantity('value') ?? 0n,
+        gas: null,
+        gasUsed: null,
+        input: null,
+        output: null,
       });
     } else if (type === 'CREATE' || type === 'CREATE2') {
       records.push({
-        ...common, type: type === 'CREATE2' ? 'create2' : 'create', callType: null, from: fields.address('from'), to: null,
+        ...common,
+        type: type === 'CREATE2' ? 'create2' : 'create',
+        callType: null,
+        from: fields.address('from'),
+        to: null,
         createdContract: error === null ? fields.optionalAddress('to') : null,
-        value: fields.optionalQuantity('value') ?? 0n, gas: fields.quantity('gas'),
-        gasUsed: hasResult ? fields.quantity('gasUsed') : null, input: fields.data('input'),
+        value: fields.optionalQuantity('value') ?? 0n,
+        gas: fields.quantity('gas'),
+        gasUsed: hasResult ? fields.quantity('gasUsed') : null,
+        input: fields.data('input'),
         output: hasResult ? (fields.optionalData('output') ?? '0x') : null,
       });
     } else {
       records.push({
-        ...common, type: 'call', callType: readCallType(type, `${path}.type`, complain), from: fields.address('from'),
-        to: fields.address('to'), createdContract: null, value: fields.optionalQuantity('value') ?? 0n,
-        gas: fields.quantity('gas'), gasUsed: hasResult ? fields.quantity('gasUsed') : null, input: fields.data('input'),
+        ...common,
+        type: 'call',
+        callType: readCallType(type, `${path}.type`, complain),
+        from: fields.address('from'),
+        to: fields.address('to'),
+        createdContract: null,
+        value: fields.optionalQuantity('value') ?? 0n,
+        gas: fields.quantity('gas'),
+        gasUsed: hasResult ? fields.quantity('gasUsed') : null,
+        input: fields.data('input'),
         output: hasResult ? (fields.optionalData('output') ?? '0x') : null,
       });
     }

@@ -47,7 +47,9 @@ function callAnswer(answer: unknown): Hex | null {
 
 /** One JSON-RPC batch; a call the contract reverts answers null, one the node could not run rejects the batch. */
 async function callInBatch(client: RpcClient, calls: readonly ContractCall[]): Promise<(Hex | null)[]> {
-  const answers = await client.batchSettled<unknown>(calls.map(({ to, data }) => ({ method: 'eth_call', params: [{ to, data }, 'latest'] })));
+  const answers = await client.batchSettled<unknown>(
+    calls.map(({ to, data }) => ({ method: 'eth_call', params: [{ to, data }, 'latest'] })),
+  );
   return answers.map(callAnswer);
 }
 

@@ -125,7 +125,10 @@ function decodeTransaction(
   const to = fields.optionalAddress('to');
   const createdContract = receiptFields.optionalAddress('contractAddress');
   if ((to === null) === (createdContract === null)) {
-    complain(receiptPath, to === null ? `has no contractAddress for the creation ${path}` : `has a contractAddress for ${path}, which calls ${to}`);
+    complain(
+      receiptPath,
+      to === null ? `has no contractAddress for the creation ${path}` : `has a contractAddress for ${path}, which calls ${to}`,
+    );
   }
   expectSame(receiptFields.hash('transactionHash'), hash, `${receiptPath}.transactionHash`, `the hash of ${path}`, complain);
   expectSame(receiptFields.hash('blockHash'), block.hash, `${receiptPath}.blockHash`, 'the block hash', complain);
@@ -134,9 +137,7 @@ function decodeTransaction(
 
   const status = receiptFields.optionalSmallNumber('status');
   if (status !== null && status !== 0 && status !== 1) complain(`${receiptPath}.status`, `is ${status}, neither 0 nor 1`);
-  const logs = receiptFields.list('logs').map((log, i) =>
-    decodeLog(log, `${receiptPath}.logs[${i}]`, { hash, index }, block, complain),
-  );
+  const logs = receiptFields.list('logs').map((log, i) => decodeLog(log, `${receiptPath}.logs[${i}]`, { hash, index }, block, complain));
 
   return {
     transaction: {
@@ -230,12 +231,6 @@ function contractAddresses(transactions: readonly TransactionRecord[], logs: rea
   return [...addresses];
 }
 
-function expectSame<T extends bigint | number | string>(
-  actual: T,
-  expected: T,
-  field: string,
-  what: string,
-  complain: Complain,
-): void {
+function expectSame<T extends bigint | number | string>(actual: T, expected: T, field: string, what: string, complain: Complain): void {
   if (actual !== expected) complain(field, `is ${actual}, which does not match ${what} (${expected})`);
 }

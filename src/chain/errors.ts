@@ -9,7 +9,8 @@ import { RetryableError } from '../errors.js';
  * that timed out, or is busy.
  */
 const NOT_NOW_CODES = new Set([-32602, -32001, -32002, -32005]);
-const NOT_NOW_MESSAGE = /header not found|block not found|unknown block|out of range|missing trie node|state .*not available|timed? ?out|rate limit|too many requests|busy|unavailable/i;
+const NOT_NOW_MESSAGE =
+  /header not found|block not found|unknown block|out of range|missing trie node|state .*not available|timed? ?out|rate limit|too many requests|busy|unavailable/i;
 
 /**
  * The node answered a call with a JSON-RPC error. Unless the node says that it could not serve the

@@ -33,9 +33,7 @@ export async function fetchBlocks(
     (block, i) => found(block, numbers[i] as bigint, 'eth_getBlockByNumber') as RpcBlock,
   );
   const hashes = blocks.map((block, i) => transactionHashes(block, numbers[i] as bigint));
-  const receipts = await client.batch<unknown>(
-    hashes.flat().map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
-  );
+  const receipts = await client.batch<unknown>(hashes.flat().map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })));
   let next = 0;
   return numbers.map((number, i) => {
     const own = receipts.slice(next, next + (hashes[i] as string[]).length);

@@ -10,9 +10,7 @@ import { readObject } from './trace-fields.js';
 const callTracer = { tracer: 'callTracer' };
 
 const blockCall = (method: TraceMethod, block: UntracedBlock): RpcCall =>
-  method === 'trace_block'
-    ? { method, params: [hexQuantity(block.number)] }
-    : { method, params: [hexQuantity(block.number), callTracer] };
+  method === 'trace_block' ? { method, params: [hexQuantity(block.number)] } : { method, params: [hexQuantity(block.number), callTracer] };
 
 const transactionCall = (method: TraceMethod, hash: Hex): RpcCall =>
   method === 'trace_block'
@@ -43,7 +41,9 @@ export async function fetchBatchTraces(client: RpcClient, method: TraceMethod, b
     const complain = complainAbout(`traces of block ${block.number}`);
     const answers = answersByRefusedBlock.get(block);
     const traces =
-      answers === undefined ? decodeBlockAnswer(method, block, blockAnswers[i], complain) : decodeTransactionAnswers(method, block, answers, complain);
+      answers === undefined
+        ? decodeBlockAnswer(method, block, blockAnswers[i], complain)
+        : decodeTransactionAnswers(method, block, answers, complain);
     checkTransactions(block, traces.internalTransactions, complain);
     return { blockHash: block.hash, blockNumber: block.number, ...traces };
   });
@@ -87,7 +87,8 @@ function callTracerRoots(block: UntracedBlock, answer: unknown, complain: Compla
   }
   return answer.map((entry: unknown, i) => {
     const { txHash, result } = readObject(entry, `[${i}]`, complain);
-    if (txHash !== undefined && txHash !== block.transactionHashes[i]) complain(`[${i}].txHash`, 'is not a transaction of the block traced');
+    if (txHash !== undefined && txHash !== block.transactionHashes[i])
+      complain(`[${i}].txHash`, 'is not a transaction of the block traced');
     return result;
   });
 }

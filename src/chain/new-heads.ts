@@ -73,7 +73,8 @@ function subscribe(url: string, handlers: NewHeadsHandlers): Promise<WebSocket> 
       const message = parse(data.toString());
       if (subscription === null) {
         if (message?.id !== 1) return;
-        if (typeof message.result !== 'string') return fail(new Error(`eth_subscribe newHeads refused: ${JSON.stringify(message.error ?? message)}`));
+        if (typeof message.result !== 'string')
+          return fail(new Error(`eth_subscribe newHeads refused: ${JSON.stringify(message.error ?? message)}`));
         subscription = message.result;
         clearTimeout(timer);
         resolve(socket);

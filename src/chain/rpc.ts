@@ -111,8 +111,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     try {
       await withRetry(attempt, {
         retryCount,
-        delay: ({ count, error }) =>
-          retryAfterMs(error) ?? Math.min(MAX_RETRY_DELAY_MS, retryDelayMs * 2 ** count) * (0.5 + Math.random()),
+        delay: ({ count, error }) => retryAfterMs(error) ?? Math.min(MAX_RETRY_DELAY_MS, retryDelayMs * 2 ** count) * (0.5 + Math.random()),
         shouldRetry: ({ error }) => isTransient(error),
       });
     } catch (error) {

@@ -10,8 +10,7 @@ const batchData = [{ type: 'uint256[]' }, { type: 'uint256[]' }] as const;
 
 type Transfer = Omit<TokenTransferRecord, 'blockHash' | 'blockNumber' | 'transactionHash' | 'transactionIndex' | 'logIndex'>;
 
-const topicAddress = (topic: Hex): Address | null =>
-  /^0x0{24}[0-9a-f]{40}$/.test(topic) ? (`0x${topic.slice(26)}` as Address) : null;
+const topicAddress = (topic: Hex): Address | null => (/^0x0{24}[0-9a-f]{40}$/.test(topic) ? (`0x${topic.slice(26)}` as Address) : null);
 
 /**
  * The transfers one log announces, or [] when it is not a token transfer or is malformed (a

@@ -13,7 +13,10 @@ export interface NftId {
   id: bigint;
 }
 
-const uriCall = ({ token, type, id }: NftId): ContractCall => ({ to: token, data: `${type === 'ERC-1155' ? URI : TOKEN_URI}${idWord(id)}` });
+const uriCall = ({ token, type, id }: NftId): ContractCall => ({
+  to: token,
+  data: `${type === 'ERC-1155' ? URI : TOKEN_URI}${idWord(id)}`,
+});
 
 function decodeUri({ type, id }: NftId, data: Hex | null): string | null {
   // One word is what a contract answers that returns a number or an address, not a string.

@@ -52,9 +52,7 @@ export function decodeTxpoolContent(answer: unknown): TxpoolContent {
       const senderPath = `${section}.${sender}`;
       const entries = unlessMalformed(() => Object.entries(objectAt(byNonce, senderPath, complain))) ?? [];
       for (const [nonce, transaction] of entries) {
-        const decoded = unlessMalformed(() =>
-          decodePoolTransaction(transaction, `${senderPath}.${nonce}`, { sender, nonce }, complain),
-        );
+        const decoded = unlessMalformed(() => decodePoolTransaction(transaction, `${senderPath}.${nonce}`, { sender, nonce }, complain));
         if (decoded !== null) transactions.push(decoded);
       }
     }
@@ -90,8 +88,7 @@ function decodePoolTransaction(
 }
 
 /** Nodes key the pool by decimal nonce; a hex key is read too. */
-const isNonceKey = (key: string, nonce: bigint): boolean =>
-  key === nonce.toString() || key.toLowerCase() === hexQuantity(nonce);
+const isNonceKey = (key: string, nonce: bigint): boolean => key === nonce.toString() || key.toLowerCase() === hexQuantity(nonce);
 
 function objectAt(value: unknown, path: string, complain: Complain): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

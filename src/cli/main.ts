@@ -1,7 +1,15 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { createLogger } from '../app/logger.js';
-import { environmentSettings, parseConfig, rawSettingsFromEnv, settings, type Config, type EnvironmentSetting, type RawSettings } from '../config.js';
+import {
+  environmentSettings,
+  parseConfig,
+  rawSettingsFromEnv,
+  settings,
+  type Config,
+  type EnvironmentSetting,
+  type RawSettings,
+} from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from 'pino';
 
@@ -9,10 +17,22 @@ type Action = (config: Config, logger: Logger) => Promise<void>;
 
 // Imported when run, so that `serve` does not load the indexer, the chain client (viem) and the demo.
 const commands: { name: string; description: string; load: () => Promise<Action> }[] = [
-  { name: 'start', description: 'migrate, index and serve (the default)', load: async () => (await import('../app/commands.js')).startCommand },
+  {
+    name: 'start',
+    description: 'migrate, index and serve (the default)',
+    load: async () => (await import('../app/commands.js')).startCommand,
+  },
   { name: 'index', description: 'run the indexer only', load: async () => (await import('../app/commands.js')).indexCommand },
-  { name: 'serve', description: 'serve the API only, from an existing database', load: async () => (await import('../app/serve.js')).serveCommand },
-  { name: 'migrate', description: 'create or update the database schema, then exit', load: async () => (await import('../app/commands.js')).migrateCommand },
+  {
+    name: 'serve',
+    description: 'serve the API only, from an existing database',
+    load: async () => (await import('../app/serve.js')).serveCommand,
+  },
+  {
+    name: 'migrate',
+    description: 'create or update the database schema, then exit',
+    load: async () => (await import('../app/commands.js')).migrateCommand,
+  },
 ];
 
 function camelCase(flag: string): string {
@@ -35,7 +55,11 @@ const help = (s: EnvironmentSetting): string => `${s.meaning} (default: ${s.defa
 
 /** One line: a bad setting says what to fix; any other error (a fatal one from indexing) says which it is. */
 function fail(error: unknown): never {
-  const message = !(error instanceof Error) ? String(error) : error instanceof ConfigError ? error.message : `${error.name}: ${error.message}`;
+  const message = !(error instanceof Error)
+    ? String(error)
+    : error instanceof ConfigError
+      ? error.message
+      : `${error.name}: ${error.message}`;
   process.stderr.write(`sextant: ${message.split('\n')[0]}\n`);
   if (process.env.SEXTANT_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
   process.exit(1);
@@ -45,9 +69,7 @@ const program = new Command('sextant')
   .description('EVM block explorer backend: indexes a JSON-RPC node into PostgreSQL and serves the Blockscout API v2')
   .showHelpAfterError();
 for (const s of settings) {
-  const option = s.key === 'disableInternalTransactions'
-    ? new Option(`--${s.flag}`, help(s))
-    : new Option(`--${s.flag} <value>`, help(s));
+  const option = s.key === 'disableInternalTransactions' ? new Option(`--${s.flag}`, help(s)) : new Option(`--${s.flag} <value>`, help(s));
   program.addOption(option.env(s.env));
 }
 program.addHelpText('after', `\nAlso read from the environment:\n${environmentSettings.map((s) => `  ${s.env}: ${help(s)}`).join('\n')}`);

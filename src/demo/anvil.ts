@@ -31,7 +31,9 @@ function resolveAnvilBinary(): string {
     try {
       accessSync(override, constants.X_OK);
     } catch {
-      throw new Error(`ANVIL_BIN=${override} is not an executable file; point ANVIL_BIN to an anvil binary or unset it to use the bundled one`);
+      throw new Error(
+        `ANVIL_BIN=${override} is not an executable file; point ANVIL_BIN to an anvil binary or unset it to use the bundled one`,
+      );
     }
     return override;
   }
@@ -44,7 +46,9 @@ function resolveAnvilBinary(): string {
   try {
     return createRequire(import.meta.url).resolve(`${packageName}/bin/${binaryName}`);
   } catch {
-    throw new Error(`${packageName} is not installed; run \`npm install\` (optional dependencies enabled) or set ANVIL_BIN to an anvil binary`);
+    throw new Error(
+      `${packageName} is not installed; run \`npm install\` (optional dependencies enabled) or set ANVIL_BIN to an anvil binary`,
+    );
   }
 }
 
@@ -101,10 +105,14 @@ function waitForListeningPort(child: ChildProcess, binary: string): Promise<numb
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       const reason = mainComplaint(stderr) ?? mainComplaint(stdout) ?? 'no output';
-      fail(`anvil (${binary}) exited with ${signal ?? `code ${code}`} before listening: ${reason}; check the arguments and that the binary runs on this system`);
+      fail(
+        `anvil (${binary}) exited with ${signal ?? `code ${code}`} before listening: ${reason}; check the arguments and that the binary runs on this system`,
+      );
     };
     const timer = setTimeout(() => {
-      fail(`anvil (${binary}) did not report a listening address within ${STARTUP_TIMEOUT_MS / 1000} s; check that it runs with \`${binary} --version\``);
+      fail(
+        `anvil (${binary}) did not report a listening address within ${STARTUP_TIMEOUT_MS / 1000} s; check that it runs with \`${binary} --version\``,
+      );
     }, STARTUP_TIMEOUT_MS);
     const cleanup = () => {
       clearTimeout(timer);
@@ -122,7 +130,10 @@ function waitForListeningPort(child: ChildProcess, binary: string): Promise<numb
 
 /** The line of anvil's output that most likely says what went wrong. */
 function mainComplaint(output: string): string | undefined {
-  const lines = output.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+  const lines = output
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
   return lines.find((line) => /error/i.test(line)) ?? lines[0];
 }
 

@@ -132,11 +132,7 @@ export async function runScenario(rpcUrl: string): Promise<ScenarioResult> {
   };
 }
 
-async function deploy(
-  ctx: Context,
-  label: string,
-  artifact: { abi: readonly unknown[]; bytecode: Hex },
-): Promise<Address> {
+async function deploy(ctx: Context, label: string, artifact: { abi: readonly unknown[]; bytecode: Hex }): Promise<Address> {
   const receipt = await ctx.recorder.send(label, () =>
     ctx.wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, account: ctx.accounts.deployer, chain: null }),
   );
@@ -196,9 +192,7 @@ async function exerciseErc721(ctx: Context, nft: Address): Promise<void> {
   await recorder.send('ERC-721 safeTransferFrom #2 alice to carol', () =>
     wallet.writeContract({ ...call, account: alice, functionName: 'safeTransferFrom', args: [alice, carol, 2n] }),
   );
-  await recorder.send('ERC-721 burn #3 by bob', () =>
-    wallet.writeContract({ ...call, account: bob, functionName: 'burn', args: [3n] }),
-  );
+  await recorder.send('ERC-721 burn #3 by bob', () => wallet.writeContract({ ...call, account: bob, functionName: 'burn', args: [3n] }));
 }
 
 async function exerciseErc1155(ctx: Context, multiToken: Address): Promise<void> {
@@ -271,9 +265,7 @@ async function exerciseCaller(ctx: Context, caller: Address, token: Address) {
   await recorder.send('caller destroyChild of CREATE child (selfdestruct)', () =>
     wallet.writeContract({ ...call, functionName: 'destroyChild', args: [createChild, payees[4]!] }),
   );
-  await recorder.send('caller probe with caught inner revert', () =>
-    wallet.writeContract({ ...call, functionName: 'probe', args: [3n] }),
-  );
+  await recorder.send('caller probe with caught inner revert', () => wallet.writeContract({ ...call, functionName: 'probe', args: [3n] }));
   // An explicit gas limit skips estimation, which would refuse the call; the node then mines it with status 0.
   const reverted = await recorder.send(
     'caller descend with uncaught deep revert',

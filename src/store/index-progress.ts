@@ -30,10 +30,7 @@ export async function findMissingRanges(pool: Pool, first: bigint, last: bigint)
 
 /** The hash of the consensus block at a height, or null. */
 export async function consensusBlockHash(pool: Pool, number: bigint): Promise<Hex | null> {
-  const { rows } = await pool.query<{ hash: Buffer }>(
-    'SELECT hash FROM blocks WHERE consensus AND number = $1',
-    [number.toString()],
-  );
+  const { rows } = await pool.query<{ hash: Buffer }>('SELECT hash FROM blocks WHERE consensus AND number = $1', [number.toString()]);
   return rows[0] ? hexFromBytea(rows[0].hash) : null;
 }
 

@@ -73,7 +73,10 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
     for (const table of ['withdrawals', 'block_rewards']) {
       await client.query(`DELETE FROM ${table} WHERE block_hash = ANY($1::bytea[])`, [hashes]);
     }
-    await forgetRetractedContracts(client, [...created.rows, ...createdInternally.rows].map((r) => r.created_contract));
+    await forgetRetractedContracts(
+      client,
+      [...created.rows, ...createdInternally.rows].map((r) => r.created_contract),
+    );
     const retracted = await client.query<RetractedTransferRow>(
       'DELETE FROM token_transfers WHERE block_hash = ANY($1::bytea[]) RETURNING *',
       [hashes],

@@ -150,18 +150,16 @@ async function recordInstances(client: PoolClient, transfers: readonly TokenTran
     if (seen === undefined || isLater(t, seen)) latest.set(key, t);
   }
   if (latest.size === 0) return;
-  const rows: InstanceChange[] = [...latest]
-    .sort(byKey)
-    .map(([, t]) => {
-      const owned = t.tokenType !== 'ERC-1155';
-      return {
-        token: t.tokenAddress,
-        id: t.tokenId!,
-        owner: owned ? t.to : null,
-        blockNumber: owned ? t.blockNumber : null,
-        logIndex: owned ? t.logIndex : null,
-      };
-    });
+  const rows: InstanceChange[] = [...latest].sort(byKey).map(([, t]) => {
+    const owned = t.tokenType !== 'ERC-1155';
+    return {
+      token: t.tokenAddress,
+      id: t.tokenId!,
+      owner: owned ? t.to : null,
+      blockNumber: owned ? t.blockNumber : null,
+      logIndex: owned ? t.logIndex : null,
+    };
+  });
   await client.query(
     `INSERT INTO token_instances (token_address, token_id, owner, owner_block_number, owner_log_index)
      SELECT * FROM unnest($1::bytea[], $2::numeric[], $3::bytea[], $4::bigint[], $5::integer[])
@@ -186,16 +184,13 @@ async function recordInstances(client: PoolClient, transfers: readonly TokenTran
 async function markSupplyChanges(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   const changed = [
     ...new Set(
-      transfers
-        .filter((t) => t.tokenType !== 'ERC-1155' && (t.from === ZERO_ADDRESS || t.to === ZERO_ADDRESS))
-        .map((t) => t.tokenAddress),
+      transfers.filter((t) => t.tokenType !== 'ERC-1155' && (t.from === ZERO_ADDRESS || t.to === ZERO_ADDRESS)).map((t) => t.tokenAddress),
     ),
   ].sort();
   if (changed.length === 0) return;
-  await client.query(
-    `UPDATE tokens SET supply_mark = nextval('token_supply_marks') WHERE address = ANY($1::bytea[])`,
-    [changed.map(byteaFromHex)],
-  );
+  await client.query(`UPDATE tokens SET supply_mark = nextval('token_supply_marks') WHERE address = ANY($1::bytea[])`, [
+    changed.map(byteaFromHex),
+  ]);
 }
 
 /** Records the tokens, balances, holder counts and owners that newly written transfers imply. */

@@ -13,5 +13,9 @@ export async function findUntracedBlocks(pool: Pool, limit: number): Promise<Unt
       LIMIT $1`,
     [limit],
   );
-  return rows.map((r) => ({ hash: hexFromBytea(r.hash), number: BigInt(r.number), transactionHashes: r.transaction_hashes.map(hexFromBytea) }));
+  return rows.map((r) => ({
+    hash: hexFromBytea(r.hash),
+    number: BigInt(r.number),
+    transactionHashes: r.transaction_hashes.map(hexFromBytea),
+  }));
 }

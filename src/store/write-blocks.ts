@@ -2,46 +2,107 @@ import type { Pool } from 'pg';
 import type { BlockBundle } from '../model.js';
 import { markContracts } from './addresses.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
-import {
-  byteaArrayCell,
-  byteaCell,
-  byteaFromHex,
-  nullableByteaCell,
-  numericCell,
-  timestampCell,
-} from './encode.js';
+import { byteaArrayCell, byteaCell, byteaFromHex, nullableByteaCell, numericCell, timestampCell } from './encode.js';
 import { removeMinedFromPending } from './pending-transactions.js';
 import { applyTokenTransfers } from './token-ledger.js';
 import { inTransaction } from './transaction.js';
 
 const blockColumns = [
-  'hash', 'number', 'parent_hash', 'consensus', 'timestamp', 'miner', 'nonce', 'difficulty', 'total_difficulty',
-  'size', 'extra_data', 'state_root', 'gas_limit', 'gas_used', 'base_fee_per_gas', 'blob_gas_used', 'excess_blob_gas',
-  'uncles', 'transactions_count', 'withdrawals_count', 'transaction_fees', 'burnt_fees', 'priority_fee',
-  'blob_transactions_count', 'beacon_deposits_count',
+  'hash',
+  'number',
+  'parent_hash',
+  'consensus',
+  'timestamp',
+  'miner',
+  'nonce',
+  'difficulty',
+  'total_difficulty',
+  'size',
+  'extra_data',
+  'state_root',
+  'gas_limit',
+  'gas_used',
+  'base_fee_per_gas',
+  'blob_gas_used',
+  'excess_blob_gas',
+  'uncles',
+  'transactions_count',
+  'withdrawals_count',
+  'transaction_fees',
+  'burnt_fees',
+  'priority_fee',
+  'blob_transactions_count',
+  'beacon_deposits_count',
 ] as const;
 
 const transactionColumns = [
-  'hash', 'block_number', 'block_hash', 'index', 'block_timestamp', 'from_address', 'to_address', 'created_contract',
-  'nonce', 'type', 'value', 'gas_limit', 'gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'input', 'status',
-  'gas_used', 'cumulative_gas_used', 'max_fee_per_blob_gas', 'blob_gas_used', 'blob_gas_price',
+  'hash',
+  'block_number',
+  'block_hash',
+  'index',
+  'block_timestamp',
+  'from_address',
+  'to_address',
+  'created_contract',
+  'nonce',
+  'type',
+  'value',
+  'gas_limit',
+  'gas_price',
+  'max_fee_per_gas',
+  'max_priority_fee_per_gas',
+  'input',
+  'status',
+  'gas_used',
+  'cumulative_gas_used',
+  'max_fee_per_blob_gas',
+  'blob_gas_used',
+  'blob_gas_price',
 ] as const;
 
 const withdrawalColumns = ['block_hash', 'index', 'block_number', 'validator_index', 'address', 'amount'] as const;
 
 const tokenTransferColumns = [
-  'block_hash', 'log_index', 'batch_index', 'block_number', 'transaction_hash', 'transaction_index', 'token_address',
-  'token_type', 'from_address', 'to_address', 'amount', 'token_id',
+  'block_hash',
+  'log_index',
+  'batch_index',
+  'block_number',
+  'transaction_hash',
+  'transaction_index',
+  'token_address',
+  'token_type',
+  'from_address',
+  'to_address',
+  'amount',
+  'token_id',
 ] as const;
 
 function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
   return bundles.map(({ block: b }) => [
-    byteaCell(b.hash), numericCell(b.number), byteaCell(b.parentHash), 'true', timestampCell(b.timestamp),
-    byteaCell(b.miner), nullableByteaCell(b.nonce), numericCell(b.difficulty), numericCell(b.totalDifficulty),
-    numericCell(b.size), byteaCell(b.extraData), byteaCell(b.stateRoot), numericCell(b.gasLimit), numericCell(b.gasUsed),
-    numericCell(b.baseFeePerGas), numericCell(b.blobGasUsed), numericCell(b.excessBlobGas), byteaArrayCell(b.uncles),
-    numericCell(b.transactionsCount), numericCell(b.withdrawalsCount), numericCell(b.transactionFees),
-    numericCell(b.burntFees), numericCell(b.priorityFee), numericCell(b.blobTransactionsCount),
+    byteaCell(b.hash),
+    numericCell(b.number),
+    byteaCell(b.parentHash),
+    'true',
+    timestampCell(b.timestamp),
+    byteaCell(b.miner),
+    nullableByteaCell(b.nonce),
+    numericCell(b.difficulty),
+    numericCell(b.totalDifficulty),
+    numericCell(b.size),
+    byteaCell(b.extraData),
+    byteaCell(b.stateRoot),
+    numericCell(b.gasLimit),
+    numericCell(b.gasUsed),
+    numericCell(b.baseFeePerGas),
+    numericCell(b.blobGasUsed),
+    numericCell(b.excessBlobGas),
+    byteaArrayCell(b.uncles),
+    numericCell(b.transactionsCount),
+    numericCell(b.withdrawalsCount),
+    numericCell(b.transactionFees),
+    numericCell(b.burntFees),
+    numericCell(b.priorityFee),
+    numericCell(b.blobTransactionsCount),
     numericCell(b.beaconDepositsCount),
   ]);
 }
@@ -49,12 +110,28 @@ function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
 function transactionRows(bundles: readonly BlockBundle[]): Cell[][] {
   return bundles.flatMap(({ transactions }) =>
     transactions.map((t) => [
-      byteaCell(t.hash), numericCell(t.blockNumber), byteaCell(t.blockHash), numericCell(t.index),
-      timestampCell(t.blockTimestamp), byteaCell(t.from), nullableByteaCell(t.to), nullableByteaCell(t.createdContract),
-      numericCell(t.nonce), numericCell(t.type), numericCell(t.value), numericCell(t.gasLimit), numericCell(t.gasPrice),
-      numericCell(t.maxFeePerGas), numericCell(t.maxPriorityFeePerGas), byteaCell(t.input), numericCell(t.status),
-      numericCell(t.gasUsed), numericCell(t.cumulativeGasUsed), numericCell(t.maxFeePerBlobGas),
-      numericCell(t.blobGasUsed), numericCell(t.blobGasPrice),
+      byteaCell(t.hash),
+      numericCell(t.blockNumber),
+      byteaCell(t.blockHash),
+      numericCell(t.index),
+      timestampCell(t.blockTimestamp),
+      byteaCell(t.from),
+      nullableByteaCell(t.to),
+      nullableByteaCell(t.createdContract),
+      numericCell(t.nonce),
+      numericCell(t.type),
+      numericCell(t.value),
+      numericCell(t.gasLimit),
+      numericCell(t.gasPrice),
+      numericCell(t.maxFeePerGas),
+      numericCell(t.maxPriorityFeePerGas),
+      byteaCell(t.input),
+      numericCell(t.status),
+      numericCell(t.gasUsed),
+      numericCell(t.cumulativeGasUsed),
+      numericCell(t.maxFeePerBlobGas),
+      numericCell(t.blobGasUsed),
+      numericCell(t.blobGasPrice),
     ]),
   );
 }
@@ -62,8 +139,12 @@ function transactionRows(bundles: readonly BlockBundle[]): Cell[][] {
 function withdrawalRows(bundles: readonly BlockBundle[]): Cell[][] {
   return bundles.flatMap(({ withdrawals }) =>
     withdrawals.map((w) => [
-      byteaCell(w.blockHash), numericCell(w.index), numericCell(w.blockNumber), numericCell(w.validatorIndex),
-      byteaCell(w.address), numericCell(w.amount),
+      byteaCell(w.blockHash),
+      numericCell(w.index),
+      numericCell(w.blockNumber),
+      numericCell(w.validatorIndex),
+      byteaCell(w.address),
+      numericCell(w.amount),
     ]),
   );
 }
@@ -71,9 +152,18 @@ function withdrawalRows(bundles: readonly BlockBundle[]): Cell[][] {
 function tokenTransferRows(bundles: readonly BlockBundle[]): Cell[][] {
   return bundles.flatMap(({ tokenTransfers }) =>
     tokenTransfers.map((t) => [
-      byteaCell(t.blockHash), numericCell(t.logIndex), numericCell(t.batchIndex), numericCell(t.blockNumber),
-      byteaCell(t.transactionHash), numericCell(t.transactionIndex), byteaCell(t.tokenAddress), t.tokenType,
-      byteaCell(t.from), byteaCell(t.to), numericCell(t.amount), numericCell(t.tokenId),
+      byteaCell(t.blockHash),
+      numericCell(t.logIndex),
+      numericCell(t.batchIndex),
+      numericCell(t.blockNumber),
+      byteaCell(t.transactionHash),
+      numericCell(t.transactionIndex),
+      byteaCell(t.tokenAddress),
+      t.tokenType,
+      byteaCell(t.from),
+      byteaCell(t.to),
+      numericCell(t.amount),
+      numericCell(t.tokenId),
     ]),
   );
 }
@@ -102,8 +192,17 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
       bundles.map((b) => byteaFromHex(b.block.hash)),
     ]);
     for (const { table, columns, rows } of rowSets) await copyRows(client, table, columns, rows);
-    await markContracts(client, bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)));
-    await applyTokenTransfers(client, bundles.flatMap((b) => b.tokenTransfers));
-    await removeMinedFromPending(client, bundles.flatMap((b) => b.transactions.map((t) => t.hash)));
+    await markContracts(
+      client,
+      bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)),
+    );
+    await applyTokenTransfers(
+      client,
+      bundles.flatMap((b) => b.tokenTransfers),
+    );
+    await removeMinedFromPending(
+      client,
+      bundles.flatMap((b) => b.transactions.map((t) => t.hash)),
+    );
   });
 }

@@ -6,16 +6,44 @@ import { byteaCell, byteaFromHex, hexFromBytea, nullableByteaCell, nullableBytea
 import { inTransaction } from './transaction.js';
 
 const internalTransactionColumns = [
-  'block_hash', 'transaction_index', 'index', 'block_number', 'transaction_hash', 'trace_address', 'type', 'call_type',
-  'from_address', 'to_address', 'created_contract', 'value', 'gas', 'gas_used', 'error', 'input', 'output',
+  'block_hash',
+  'transaction_index',
+  'index',
+  'block_number',
+  'transaction_hash',
+  'trace_address',
+  'type',
+  'call_type',
+  'from_address',
+  'to_address',
+  'created_contract',
+  'value',
+  'gas',
+  'gas_used',
+  'error',
+  'input',
+  'output',
 ] as const;
 
 function internalTransactionRows(traces: BlockTraces): Cell[][] {
   return traces.internalTransactions.map((t) => [
-    byteaCell(traces.blockHash), numericCell(t.transactionIndex), numericCell(t.index), numericCell(traces.blockNumber),
-    byteaCell(t.transactionHash), `{${t.traceAddress.join(',')}}`, t.type, t.callType, byteaCell(t.from),
-    nullableByteaCell(t.to), nullableByteaCell(t.createdContract), numericCell(t.value), numericCell(t.gas),
-    numericCell(t.gasUsed), t.error, t.index === 0 ? null : nullableByteaCell(t.input), nullableByteaCell(t.output),
+    byteaCell(traces.blockHash),
+    numericCell(t.transactionIndex),
+    numericCell(t.index),
+    numericCell(traces.blockNumber),
+    byteaCell(t.transactionHash),
+    `{${t.traceAddress.join(',')}}`,
+    t.type,
+    t.callType,
+    byteaCell(t.from),
+    nullableByteaCell(t.to),
+    nullableByteaCell(t.createdContract),
+    numericCell(t.value),
+    numericCell(t.gas),
+    numericCell(t.gasUsed),
+    t.error,
+    t.index === 0 ? null : nullableByteaCell(t.input),
+    nullableByteaCell(t.output),
   ]);
 }
 
@@ -37,7 +65,10 @@ function transactionOutcomes(frames: readonly InternalTransactionRecord[]): Tran
   const outcomes = new Map<Hex, TransactionOutcome>();
   for (const frame of frames) {
     const outcome = outcomes.get(frame.transactionHash) ?? {
-      hash: frame.transactionHash, error: null, revertReason: null, hasErrorInInternalTransactions: false,
+      hash: frame.transactionHash,
+      error: null,
+      revertReason: null,
+      hasErrorInInternalTransactions: false,
     };
     if (frame.index === 0) {
       outcome.error = frame.error;

@@ -45,7 +45,10 @@ after(async () => {
 
 const heights = (items: { height: number }[]) => items.map((b) => b.height);
 const minedBy = (miner: string, below = 255) =>
-  bundles.filter((b) => b.block.miner === miner && Number(b.block.number) < below).map((b) => Number(b.block.number)).reverse();
+  bundles
+    .filter((b) => b.block.miner === miner && Number(b.block.number) < below)
+    .map((b) => Number(b.block.number))
+    .reverse();
 
 test('lists the consensus blocks of a miner, highest first, across pages', async () => {
   const list = await collectList(api, `/api/v2/addresses/${sixty}/blocks-validated`);
@@ -146,7 +149,16 @@ async function pointers(path: string): Promise<string[]> {
 }
 
 test('a malformed address or paging parameter is a 422 naming it', async () => {
-  for (const address of ['0x123', '0x', 'abc', fifty.slice(2), `0X${fifty.slice(2)}`, `${fifty}00`, `0x${'g'.repeat(40)}`, `0x${'a'.repeat(500)}`]) {
+  for (const address of [
+    '0x123',
+    '0x',
+    'abc',
+    fifty.slice(2),
+    `0X${fifty.slice(2)}`,
+    `${fifty}00`,
+    `0x${'g'.repeat(40)}`,
+    `0x${'a'.repeat(500)}`,
+  ]) {
     assert.deepEqual(await pointers(`/api/v2/addresses/${address}/blocks-validated`), ['/address_hash'], address);
   }
   assert.deepEqual(await pointers(`/api/v2/addresses/${fifty}/blocks-validated?block_number=ten`), ['/block_number']);

@@ -132,7 +132,19 @@ test('an unknown block, or a number above the indexed head, is a 404 Not found',
 });
 
 test('a malformed block number or hash is a 422 naming block_number_or_hash', async () => {
-  for (const id of ['0x123123', '123qwe', '-5', '1.5', 'latest', `0x${'1'.repeat(63)}`, `0x${'1'.repeat(65)}`, `0x${'z'.repeat(64)}`, '%20', '0x', 'x'.repeat(3000)]) {
+  for (const id of [
+    '0x123123',
+    '123qwe',
+    '-5',
+    '1.5',
+    'latest',
+    `0x${'1'.repeat(63)}`,
+    `0x${'1'.repeat(65)}`,
+    `0x${'z'.repeat(64)}`,
+    '%20',
+    '0x',
+    'x'.repeat(3000),
+  ]) {
     const response = await api.get(`/api/v2/blocks/${id}/withdrawals`);
     assert.equal(response.status, 422, `${id}: ${response.text}`);
     assert.deepEqual(
@@ -153,6 +165,10 @@ test('malformed paging parameters are a 422 naming them', async () => {
   ]) {
     const response = await api.get(`/api/v2/blocks/3/withdrawals?${query}`);
     assert.equal(response.status, 422, query);
-    assert.deepEqual(response.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer), [pointer], query);
+    assert.deepEqual(
+      response.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer),
+      [pointer],
+      query,
+    );
   }
 });

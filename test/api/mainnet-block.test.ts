@@ -22,9 +22,7 @@ let api: RunningApi;
 
 before(async () => {
   db = await createTestDatabase();
-  await writeBlockBundles(db.pool, [
-    decodeBlock({ number: MAINNET_BLOCK_NUMBER, block: recorded.block, receipts: recorded.receipts }),
-  ]);
+  await writeBlockBundles(db.pool, [decodeBlock({ number: MAINNET_BLOCK_NUMBER, block: recorded.block, receipts: recorded.receipts })]);
   api = await startApi(db.pool);
 });
 
@@ -48,7 +46,10 @@ test('E2 lists the 94 transactions of block 18,000,000 with their fees as Blocks
   assert.ok(types.has(0) && types.has(2), `transaction types: ${[...types].join(', ')}`);
   assert.equal(list.items.filter((i: Item) => i.status === 'error').length, 2);
   assert.equal(list.items.filter((i: Item) => i.to === null).length, 1);
-  assert.ok(list.items.some((i: Item) => i.method === 'transfer'), `methods: ${[...new Set(list.items.map((i: Item) => i.method))].join(', ')}`);
+  assert.ok(
+    list.items.some((i: Item) => i.method === 'transfer'),
+    `methods: ${[...new Set(list.items.map((i: Item) => i.method))].join(', ')}`,
+  );
 });
 
 test('E2 method=transfer and type filters select from block 18,000,000 as the recording says', async () => {

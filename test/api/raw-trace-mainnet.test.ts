@@ -47,7 +47,13 @@ before(async () => {
     traces.push({ blockHash, blockNumber: number, ...decodeParityTraces(recorded, blockHash, complain) });
   }
   const { number, results } = callTracerBlock;
-  await writeBlockBundles(db.pool, [bundleFor(number, callTracerHash, results.map((r) => ({ hash: r.txHash, input: r.result.input })))]);
+  await writeBlockBundles(db.pool, [
+    bundleFor(
+      number,
+      callTracerHash,
+      results.map((r) => ({ hash: r.txHash, input: r.result.input })),
+    ),
+  ]);
   traces.push({
     blockHash: callTracerHash,
     blockNumber: number,
@@ -76,7 +82,8 @@ after(async () => {
 test('E6 serves the recorded trace_block frames of each transaction as recorded (Merge block, block 17,073,191)', async () => {
   for (const { number, traces } of recordedParityBlocks) {
     const byTransaction = new Map<string, any[]>();
-    for (const t of traces.filter((t) => t.type !== 'reward')) byTransaction.set(t.transactionHash, [...(byTransaction.get(t.transactionHash) ?? []), t]);
+    for (const t of traces.filter((t) => t.type !== 'reward'))
+      byTransaction.set(t.transactionHash, [...(byTransaction.get(t.transactionHash) ?? []), t]);
     assert.ok(byTransaction.size > 50, `block ${number}: ${byTransaction.size} traced transactions`);
     for (const [hash, recorded] of byTransaction) {
       const { status, body } = await api.get(`/api/v2/transactions/${hash}/raw-trace`);
@@ -109,7 +116,10 @@ test('E6 serves a callTracer block (24,298,763, 361 transactions) in the Parity 
       assert.deepEqual(entry.traceAddress, path);
       assert.equal(entry.subtraces, frame.calls?.length ?? 0);
       assert.equal(entry.transactionHash, txHash);
-      assert.deepEqual(Object.keys(entry).filter((key) => key.startsWith('block') || key === 'transactionPosition'), []);
+      assert.deepEqual(
+        Object.keys(entry).filter((key) => key.startsWith('block') || key === 'transactionPosition'),
+        [],
+      );
       assert.equal(entry.error, frame.error);
       if (type === 'selfdestruct') {
         assert.deepEqual([entry.type, entry.action.address, entry.action.refundAddress], ['suicide', frame.from, frame.to]);
@@ -159,10 +169,11 @@ test('the top-level frame gives each transaction its error and revert data, deep
   );
 });
 
-test('a reward trace is the block reward E5 shows, with the block\'s transaction fees for its miner', async () => {
+test("a reward trace is the block reward E5 shows, with the block's transaction fees for its miner", async () => {
   const { status, body } = await api.get(`/api/v2/addresses/${rewardedBlock.author}/blocks-validated`);
   assert.equal(status, 200);
-  assert.deepEqual(body.items.map((b: any) => [b.height, b.rewards]), [
-    [Number(rewardedBlock.number), [{ reward: (rewardedBlock.minted + rewardedFees).toString(), type: 'Miner Reward' }]],
-  ]);
+  assert.deepEqual(
+    body.items.map((b: any) => [b.height, b.rewards]),
+    [[Number(rewardedBlock.number), [{ reward: (rewardedBlock.minted + rewardedFees).toString(), type: 'Miner Reward' }]]],
+  );
 });

@@ -62,7 +62,14 @@ test('data answers are JSON and cacheable briefly; malformed requests for longer
 });
 
 test('unknown routes and methods are a 404 JSON body', async () => {
-  for (const path of ['/', '/api/v2', '/api/v2/blocks', '/api/v2/transactions/extra', '/api/v1/transactions', '/api/v2/addresses/0x1/coin-balance-history']) {
+  for (const path of [
+    '/',
+    '/api/v2',
+    '/api/v2/blocks',
+    '/api/v2/transactions/extra',
+    '/api/v1/transactions',
+    '/api/v2/addresses/0x1/coin-balance-history',
+  ]) {
     const response = await api.get(path);
     assert.equal(response.status, 404, path);
     assert.deepEqual(response.body, { message: 'Not found' }, path);
@@ -73,7 +80,11 @@ test('unknown routes and methods are a 404 JSON body', async () => {
 });
 
 test('a malformed JSON body is a 400 with a message', async () => {
-  const post = await fetch(`${api.base}/api/v2/transactions`, { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } });
+  const post = await fetch(`${api.base}/api/v2/transactions`, {
+    method: 'POST',
+    body: '{',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(post.status, 400);
   assert.equal(typeof (await post.json()).message, 'string');
 });
@@ -154,7 +165,9 @@ test('an unreachable database is a 503 on every endpoint, /health included, neve
 test('a database that went away mid-flight (pool ended, server shutting down) is a 503', async () => {
   const ended = new pg.Pool({ connectionString: db.url });
   await ended.end();
-  const shuttingDown = { query: async () => Promise.reject(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })) };
+  const shuttingDown = {
+    query: async () => Promise.reject(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })),
+  };
   for (const pool of [ended, shuttingDown as unknown as pg.Pool]) {
     const down = await startApi(pool);
     try {

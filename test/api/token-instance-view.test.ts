@@ -27,7 +27,10 @@ test('metadata members that are no absolute URL are not given as URLs', () => {
     media_type: null,
     thumbnails: null,
   });
-  assert.equal(media({ image: ' ', properties: { image: 'data:image/svg+xml;base64,PHN2Zy8+' } }).image_url, 'data:image/svg+xml;base64,PHN2Zy8+');
+  assert.equal(
+    media({ image: ' ', properties: { image: 'data:image/svg+xml;base64,PHN2Zy8+' } }).image_url,
+    'data:image/svg+xml;base64,PHN2Zy8+',
+  );
 });
 
 test('no metadata, no media', () => {

@@ -65,7 +65,9 @@ async function indexedHead(): Promise<bigint> {
 }
 
 async function supplyMark(token: Address): Promise<string | null> {
-  const { rows } = await db.pool.query<{ mark: string | null }>('SELECT supply_mark::text AS mark FROM tokens WHERE address = $1', [bytea(token)]);
+  const { rows } = await db.pool.query<{ mark: string | null }>('SELECT supply_mark::text AS mark FROM tokens WHERE address = $1', [
+    bytea(token),
+  ]);
   return rows[0]!.mark;
 }
 

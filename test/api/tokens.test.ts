@@ -51,7 +51,11 @@ test('E8: every filter, type and token value, paged through ERC-1155 batches wit
     for (const filter of ['', 'to', 'from']) {
       for (const type of typeValues) {
         for (const token of [null, erc1155.toLowerCase() as Address]) {
-          const types = type.replace(/[[\]]/g, '').split(',').filter(Boolean).map((t) => t.toUpperCase());
+          const types = type
+            .replace(/[[\]]/g, '')
+            .split(',')
+            .filter(Boolean)
+            .map((t) => t.toUpperCase());
           const query: Record<string, string> = { filter, type, ...(token === null ? {} : { token }) };
           const list = await collectList(api, `/api/v2/addresses/${address}/token-transfers`, query);
           const label = `${address} ${JSON.stringify(query)}`;
@@ -113,7 +117,9 @@ test('E8: an ERC-20 mint, an ERC-721 transfer and an ERC-1155 batch item render 
   assert.equal(nft.total.token_instance.id, '1');
   assert.equal(nft.total.token_instance.token.address_hash, getAddress(erc721));
 
-  const batchItem = items.find((i) => i.token.address_hash === getAddress(erc1155) && i.total.token_id === '3' && i.to.hash === getAddress(bob))!;
+  const batchItem = items.find(
+    (i) => i.token.address_hash === getAddress(erc1155) && i.total.token_id === '3' && i.to.hash === getAddress(bob),
+  )!;
   assert.deepEqual(
     { decimals: batchItem.total.decimals, token_id: batchItem.total.token_id, value: batchItem.total.value },
     { decimals: null, token_id: '3', value: '5' },
@@ -130,7 +136,10 @@ function instanceTransfers(token: Address, id: bigint): NodeTransfer[] {
   for (const t of chain.transfers.filter((t) => t.token === token.toLowerCase() && t.tokenId === id)) {
     const key = `${t.blockNumber}:${t.logIndex}`;
     const seen = squashed.get(key);
-    squashed.set(key, seen === undefined ? t : { ...seen, batchIndex: Math.min(seen.batchIndex, t.batchIndex), value: seen.value + t.value });
+    squashed.set(
+      key,
+      seen === undefined ? t : { ...seen, batchIndex: Math.min(seen.batchIndex, t.batchIndex), value: seen.value + t.value },
+    );
   }
   return [...squashed.values()].sort(newestFirst);
 }
@@ -138,7 +147,13 @@ function instanceTransfers(token: Address, id: bigint): NodeTransfer[] {
 test('E4: the transfers of one NFT, its deprecation headers, and 404s for unknown and fungible tokens', async () => {
   const { erc20, erc721, erc1155 } = chain.scenario.contracts;
   const instancePath = (token: string, id: string) => `/api/v2/tokens/${token}/instances/${id}/transfers`;
-  for (const [token, id] of [[erc721, 1n], [erc721, 3n], [erc1155, 2n], [erc1155, 130n], [erc1155, repeatedId]] as const) {
+  for (const [token, id] of [
+    [erc721, 1n],
+    [erc721, 3n],
+    [erc1155, 2n],
+    [erc1155, 130n],
+    [erc1155, repeatedId],
+  ] as const) {
     const expected = instanceTransfers(token, id).map(keyOfTransfer);
     const response = await api.get(instancePath(token, id.toString()));
     assert.equal(response.status, 200);
@@ -249,7 +264,9 @@ test('balances and holders_count agree with balanceOf on the node', async () => 
     return BigInt(rows[0]?.value ?? '0');
   };
   const holdersCount = async (token: Address) =>
-    BigInt((await db.pool.query<{ n: string }>('SELECT holders_count::text AS n FROM tokens WHERE address = $1', [bytea(token)])).rows[0]!.n);
+    BigInt(
+      (await db.pool.query<{ n: string }>('SELECT holders_count::text AS n FROM tokens WHERE address = $1', [bytea(token)])).rows[0]!.n,
+    );
 
   for (const token of [erc20, erc721]) {
     let positive = 0n;
@@ -276,7 +293,10 @@ function expectedBalances(): Map<string, { holder: Address; token: Address; type
   const balances = new Map<string, { holder: Address; token: Address; type: string; id: bigint | null; value: bigint }>();
   for (const t of chain.transfers) {
     const id = t.type === 'ERC-1155' ? t.tokenId : null;
-    for (const [holder, sign] of [[t.from, -1n], [t.to, 1n]] as const) {
+    for (const [holder, sign] of [
+      [t.from, -1n],
+      [t.to, 1n],
+    ] as const) {
       if (holder === zero) continue;
       const key = `${holder}:${t.token}:${id ?? ''}`;
       const entry = balances.get(key) ?? { holder, token: t.token, type: t.type, id, value: 0n };
@@ -306,13 +326,21 @@ async function assertE1Lists(names: ReadonlyMap<string, string>): Promise<boolea
   };
   for (const holder of holdersOfInterest()) {
     for (const type of ['', 'ERC-20', 'ERC-721', 'ERC-1155', 'ERC-721,erc-1155']) {
-      const types = type.split(',').filter(Boolean).map((t) => t.toUpperCase());
+      const types = type
+        .split(',')
+        .filter(Boolean)
+        .map((t) => t.toUpperCase());
       const expected = [...expectedBalances().values()]
         .filter((b) => b.holder === holder && b.value > 0n && (types.length === 0 || types.includes(b.type)))
         .sort((a, b) =>
           a.value !== b.value
-            ? (a.value > b.value ? -1 : 1)
-            : byName(a.token, b.token) || a.type.localeCompare(b.type) || a.token.localeCompare(b.token) || Number((a.id ?? -1n) - (b.id ?? -1n)),
+            ? a.value > b.value
+              ? -1
+              : 1
+            : byName(a.token, b.token) ||
+              a.type.localeCompare(b.type) ||
+              a.token.localeCompare(b.token) ||
+              Number((a.id ?? -1n) - (b.id ?? -1n)),
         )
         .map((b) => `${getAddress(b.token)}:${nameOf(b.token)}:${b.id ?? ''}:${b.value}`);
       const list = await collectList(api, `/api/v2/addresses/${holder}/tokens`, { type });
@@ -325,7 +353,12 @@ async function assertE1Lists(names: ReadonlyMap<string, string>): Promise<boolea
       if (list.nextPageParams.length > 0) {
         paged = true;
         assert.deepEqual(Object.keys(list.nextPageParams[0]!), [
-          'items_count', 'token_contract_address_hash', 'token_id', 'token_name', 'token_type', 'value',
+          'items_count',
+          'token_contract_address_hash',
+          'token_id',
+          'token_name',
+          'token_type',
+          'value',
         ]);
       }
       if (type !== '') continue;
@@ -374,10 +407,17 @@ test('E1: positive balances by value, then type and token, every type filter, pa
 
   const unknown = await api.get(`/api/v2/addresses/0x${'ab'.repeat(20)}/tokens`);
   assert.deepEqual(unknown.body, { items: [], next_page_params: null });
-  for (const [query, param] of [['type=ERC-777', 'type'], ['value=10', 'token_type'], ['value=x&token_name=a&token_type=ERC-20&token_contract_address_hash=0x12&token_id=null', 'value']]) {
+  for (const [query, param] of [
+    ['type=ERC-777', 'type'],
+    ['value=10', 'token_type'],
+    ['value=x&token_name=a&token_type=ERC-20&token_contract_address_hash=0x12&token_id=null', 'value'],
+  ]) {
     const response = await api.get(`/api/v2/addresses/${bob}/tokens?${query}`);
     assert.equal(response.status, 422, query);
-    assert.ok(response.body.errors.some((e: any) => e.source.pointer === `/${param}`), `${query}: ${response.text}`);
+    assert.ok(
+      response.body.errors.some((e: any) => e.source.pointer === `/${param}`),
+      `${query}: ${response.text}`,
+    );
   }
 });
 
@@ -388,7 +428,10 @@ test('E3: ERC-721 then ERC-1155 collections, with amounts and up to 9 previews, 
       const types = type.split(',').filter(Boolean);
       const balances = [...expectedBalances().values()].filter((b) => b.holder === holder && b.value > 0n);
       const expected: string[] = [];
-      for (const [token, tokenType] of [[erc721, 'ERC-721'], [erc1155, 'ERC-1155']] as const) {
+      for (const [token, tokenType] of [
+        [erc721, 'ERC-721'],
+        [erc1155, 'ERC-1155'],
+      ] as const) {
         if (types.length > 0 && !types.includes(tokenType)) continue;
         const held = balances.filter((b) => b.token === token.toLowerCase());
         if (held.length === 0) continue;
@@ -397,7 +440,12 @@ test('E3: ERC-721 then ERC-1155 collections, with amounts and up to 9 previews, 
           tokenType === 'ERC-721'
             ? await ownedIds(holder)
             : held.map((b) => [b.id!, b.value] as const).sort((a, b) => (a[0] > b[0] ? -1 : 1));
-        expected.push(`${getAddress(token)} ${amount} ${previews.slice(0, 9).map(([id, value]) => `${id}=${value}`).join(',')}`);
+        expected.push(
+          `${getAddress(token)} ${amount} ${previews
+            .slice(0, 9)
+            .map(([id, value]) => `${id}=${value}`)
+            .join(',')}`,
+        );
       }
       const list = await collectList(api, `/api/v2/addresses/${holder}/nft/collections`, { type });
       const got = list.items.map(
@@ -427,7 +475,10 @@ async function ownedIds(holder: Address): Promise<(readonly [bigint, bigint])[]>
   const owned: (readonly [bigint, bigint])[] = [];
   for (const id of ids) {
     const ownerOf = await chain.client
-      .request<Hex>('eth_call', [{ to: erc721, data: encodeFunctionData({ abi: ownerAbi, functionName: 'ownerOf', args: [id] }) }, 'latest'])
+      .request<Hex>('eth_call', [
+        { to: erc721, data: encodeFunctionData({ abi: ownerAbi, functionName: 'ownerOf', args: [id] }) },
+        'latest',
+      ])
       .catch(() => null);
     if (ownerOf !== null && `0x${ownerOf.slice(26)}` === holder) owned.push([id, 1n]);
   }
@@ -473,12 +524,20 @@ test('the metadata stage reads each token contract once; calls that revert leave
     decodeFunctionResult({
       abi: readAbi,
       functionName,
-      data: await chain.client.request<Hex>('eth_call', [{ to: token, data: encodeFunctionData({ abi: readAbi, functionName }) }, 'latest']),
+      data: await chain.client.request<Hex>('eth_call', [
+        { to: token, data: encodeFunctionData({ abi: readAbi, functionName }) },
+        'latest',
+      ]),
     });
   const { items } = await collectList(api, `/api/v2/addresses/${chain.scenario.accounts.alice}/token-transfers`);
   const tokenOf = (address: Address) => items.find((i) => i.token.address_hash === getAddress(address))!.token;
   assert.deepEqual(
-    { name: tokenOf(erc20).name, symbol: tokenOf(erc20).symbol, decimals: tokenOf(erc20).decimals, total_supply: tokenOf(erc20).total_supply },
+    {
+      name: tokenOf(erc20).name,
+      symbol: tokenOf(erc20).symbol,
+      decimals: tokenOf(erc20).decimals,
+      total_supply: tokenOf(erc20).total_supply,
+    },
     {
       name: await read(erc20, 'name'),
       symbol: await read(erc20, 'symbol'),
@@ -492,7 +551,12 @@ test('the metadata stage reads each token contract once; calls that revert leave
   );
   // The ERC-1155 contract has none of the four functions: every call reverts.
   assert.deepEqual(
-    { name: tokenOf(erc1155).name, symbol: tokenOf(erc1155).symbol, decimals: tokenOf(erc1155).decimals, total_supply: tokenOf(erc1155).total_supply },
+    {
+      name: tokenOf(erc1155).name,
+      symbol: tokenOf(erc1155).symbol,
+      decimals: tokenOf(erc1155).decimals,
+      total_supply: tokenOf(erc1155).total_supply,
+    },
     { name: null, symbol: null, decimals: null, total_supply: null },
   );
 });
@@ -523,7 +587,10 @@ test('the NFT metadata stage fetches each id once, from data: URIs, offline', as
   const uriAbi = parseAbi(['function tokenURI(uint256) view returns (string)', 'function uri(uint256) view returns (string)']);
   const expectedMetadata = async (token: Address, id: bigint) => {
     const functionName = token === erc721 ? 'tokenURI' : 'uri';
-    const data = await chain.client.request<Hex>('eth_call', [{ to: token, data: encodeFunctionData({ abi: uriAbi, functionName, args: [id] }) }, 'latest']);
+    const data = await chain.client.request<Hex>('eth_call', [
+      { to: token, data: encodeFunctionData({ abi: uriAbi, functionName, args: [id] }) },
+      'latest',
+    ]);
     const uri = decodeFunctionResult({ abi: uriAbi, functionName, data }).replaceAll('{id}', id.toString(16).padStart(64, '0'));
     const [header, body] = [uri.slice(0, uri.indexOf(',')), uri.slice(uri.indexOf(',') + 1)];
     return JSON.parse(header.endsWith(';base64') ? Buffer.from(body, 'base64').toString('utf8') : decodeURIComponent(body));

@@ -90,10 +90,9 @@ before(async () => {
     ];
   }
   await writeBlockBundles(db.pool, bundles);
-  await db.pool.query(
-    `INSERT INTO tokens (address, type) SELECT decode(substr(a, 3), 'hex'), 'ERC-20' FROM unnest($1::text[]) a`,
-    [tokens],
-  );
+  await db.pool.query(`INSERT INTO tokens (address, type) SELECT decode(substr(a, 3), 'hex'), 'ERC-20' FROM unnest($1::text[]) a`, [
+    tokens,
+  ]);
   await db.pool.query(
     `INSERT INTO token_transfers (block_hash, log_index, batch_index, block_number, transaction_hash, transaction_index,
                                   token_address, token_type, from_address, to_address, amount)
@@ -110,7 +109,15 @@ before(async () => {
       if (tx.to === null) factKinds.push('contract_creation');
       if (tx.createdContract !== null && tokens.includes(tx.createdContract)) factKinds.push('token_creation');
       if (transferTransactions.includes(tx.hash)) factKinds.push('token_transfer');
-      mined.push({ hash: tx.hash, blockNumber: Number(tx.blockNumber), index: tx.index, value: tx.value, to: tx.to, input: tx.input, kinds: factKinds });
+      mined.push({
+        hash: tx.hash,
+        blockNumber: Number(tx.blockNumber),
+        index: tx.index,
+        value: tx.value,
+        to: tx.to,
+        input: tx.input,
+        kinds: factKinds,
+      });
     }
   }
   mined.sort((a, b) => b.blockNumber - a.blockNumber || b.index - a.index);
@@ -204,12 +211,18 @@ for (const kind of kinds) {
     assert.notEqual(expected.length, 0);
     assertPaging(list, expected.length);
     assert.deepEqual(hashes(list.items), hashes(expected));
-    for (const item of list.items) assert.ok(item.transaction_types.includes(kind), `${item.hash} is ${kind}; its types are ${item.transaction_types.join(', ')}`);
+    for (const item of list.items)
+      assert.ok(item.transaction_types.includes(kind), `${item.hash} is ${kind}; its types are ${item.transaction_types.join(', ')}`);
   });
 }
 
 test('a type list is the union of its kinds (creations are kept alongside contract calls)', async () => {
-  for (const combination of [['contract_call', 'contract_creation'], ['coin_transfer', 'token_creation'], ['token_transfer', 'contract_creation', 'coin_transfer'], ['contract_creation', 'token_creation']] as Kind[][]) {
+  for (const combination of [
+    ['contract_call', 'contract_creation'],
+    ['coin_transfer', 'token_creation'],
+    ['token_transfer', 'contract_creation', 'coin_transfer'],
+    ['contract_creation', 'token_creation'],
+  ] as Kind[][]) {
     const list = await collectList(api, '/api/v2/transactions', { type: combination.join(',') });
     const expected = mined.filter((f) => f.kinds.some((k) => combination.includes(k)));
     assert.deepEqual(hashes(list.items), hashes(expected), combination.join(','));
@@ -243,7 +256,9 @@ test('a list of exactly 50 transactions is one page with next_page_params null',
   assert.equal(response.body.items.length, 50);
   assert.equal(response.body.next_page_params, null);
   assert.deepEqual(
-    response.body.items.filter((item: { method: string }) => item.method !== fiftySelector).map((item: { hash: string; method: string }) => [item.hash, item.method]),
+    response.body.items
+      .filter((item: { method: string }) => item.method !== fiftySelector)
+      .map((item: { hash: string; method: string }) => [item.hash, item.method]),
     [],
     `items whose method is not ${fiftySelector}`,
   );
@@ -324,7 +339,9 @@ test('creations, token creations, failed calls and contract calls render as Bloc
   assert.deepEqual(creation.transaction_types, ['contract_creation', 'token_creation', 'token_transfer']);
   assert.equal(creation.method, null);
 
-  const reverted = (await api.get('/api/v2/transactions?method=mint')).body.items.find((i: { block_number: number }) => i.block_number === 26);
+  const reverted = (await api.get('/api/v2/transactions?method=mint')).body.items.find(
+    (i: { block_number: number }) => i.block_number === 26,
+  );
   assert.equal(reverted.status, 'error');
   assert.equal(reverted.result, 'execution reverted');
   assert.deepEqual(reverted.revert_reason, { raw: '0x08c379a0' });
@@ -332,12 +349,16 @@ test('creations, token creations, failed calls and contract calls render as Bloc
   assert.equal(reverted.method, 'mint');
   assert.deepEqual(reverted.transaction_types, ['contract_call']);
 
-  const outOfGas = (await api.get('/api/v2/transactions?method=transfer')).body.items.find((i: { block_number: number }) => i.block_number === 39);
+  const outOfGas = (await api.get('/api/v2/transactions?method=transfer')).body.items.find(
+    (i: { block_number: number }) => i.block_number === 39,
+  );
   assert.equal(outOfGas.status, 'error');
   assert.equal(outOfGas.result, 'out of gas');
   assert.equal(outOfGas.revert_reason, null);
 
-  const untraced = (await api.get('/api/v2/transactions?method=approve')).body.items.find((i: { block_number: number }) => i.block_number === 13);
+  const untraced = (await api.get('/api/v2/transactions?method=approve')).body.items.find(
+    (i: { block_number: number }) => i.block_number === 13,
+  );
   assert.equal(untraced.status, 'error');
   assert.equal(untraced.result, 'awaiting_internal_transactions');
   assert.equal(untraced.revert_reason, null);
@@ -383,7 +404,11 @@ test('the pending list takes the type and method filters', async () => {
   }
   const approvals = await collectList(api, '/api/v2/transactions', { filter: 'pending', method: 'approve' });
   assert.deepEqual(hashes(approvals.items), hashes(pending.filter((p) => selectorOf(p.input) === selectors.approve)));
-  const both = await collectList(api, '/api/v2/transactions', { filter: 'pending', method: '095ea7b3', type: 'contract_creation,coin_transfer' });
+  const both = await collectList(api, '/api/v2/transactions', {
+    filter: 'pending',
+    method: '095ea7b3',
+    type: 'contract_creation,coin_transfer',
+  });
   assert.deepEqual(
     hashes(both.items),
     hashes(pending.filter((p) => selectorOf(p.input) === selectors.approve && (p.to === null || p.value > 0n))),
@@ -443,12 +468,19 @@ test('malformed and incomplete paging parameters are a 422 naming each', async (
   assert.deepEqual(await invalid('/api/v2/transactions?filter=pending&inserted_at=2024-05-01T12:00:00Z'), ['/hash']);
   assert.deepEqual(await invalid(`/api/v2/transactions?filter=pending&hash=0x${'a'.repeat(64)}`), ['/inserted_at']);
   assert.deepEqual(await invalid('/api/v2/transactions?filter=pending&inserted_at=yesterday&hash=0x1'), ['/inserted_at', '/hash']);
-  assert.deepEqual(await invalid(`/api/v2/transactions?filter=pending&inserted_at=0000-01-01T00:00:00Z&hash=0x${'a'.repeat(64)}`), ['/inserted_at']);
-  assert.deepEqual(await invalid(`/api/v2/transactions?filter=pending&inserted_at=2024-13-01T00:00:00Z&hash=0x${'a'.repeat(64)}`), ['/inserted_at']);
+  assert.deepEqual(await invalid(`/api/v2/transactions?filter=pending&inserted_at=0000-01-01T00:00:00Z&hash=0x${'a'.repeat(64)}`), [
+    '/inserted_at',
+  ]);
+  assert.deepEqual(await invalid(`/api/v2/transactions?filter=pending&inserted_at=2024-13-01T00:00:00Z&hash=0x${'a'.repeat(64)}`), [
+    '/inserted_at',
+  ]);
 });
 
 test('a keyset past the end, or at the very start of the chain, gives an empty last page', async () => {
-  for (const query of [{ block_number: 0, index: 0 }, { block_number: 1, index: 0 }]) {
+  for (const query of [
+    { block_number: 0, index: 0 },
+    { block_number: 1, index: 0 },
+  ]) {
     const response = await api.get(`/api/v2/transactions${queryString(query)}`);
     assert.deepEqual(response.body, { items: [], next_page_params: null });
   }

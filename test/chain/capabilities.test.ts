@@ -27,10 +27,13 @@ test('a pruned node that serves only blocks and block receipts is usable', async
   const [raw] = await fetchBlocks(client, capabilities, [18_000_000n]);
   assert.ok(raw);
   assert.equal(decodeBlock(raw).transactions.length, 94);
-  assert.deepEqual(
-    node.requests.map((call) => call.method).sort(),
-    ['eth_chainId', 'eth_getBlockByNumber', 'eth_getBlockReceipts', 'eth_getBlockReceipts', 'web3_clientVersion'],
-  );
+  assert.deepEqual(node.requests.map((call) => call.method).sort(), [
+    'eth_chainId',
+    'eth_getBlockByNumber',
+    'eth_getBlockReceipts',
+    'eth_getBlockReceipts',
+    'web3_clientVersion',
+  ]);
 });
 
 test('the variant comes from web3_clientVersion, unless given', async (t) => {

@@ -87,7 +87,12 @@ async function expected(): Promise<TokenMetadata[]> {
 
 async function deployMulticall3(): Promise<void> {
   const wallet = createWalletClient({ transport: http(anvil.rpcUrl) });
-  const hash = await wallet.deployContract({ abi: Multicall3.abi, bytecode: Multicall3.bytecode, account: scenario.accounts.deployer, chain: null });
+  const hash = await wallet.deployContract({
+    abi: Multicall3.abi,
+    bytecode: Multicall3.bytecode,
+    account: scenario.accounts.deployer,
+    chain: null,
+  });
   const receipt = await createPublicClient({ transport: http(anvil.rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 5 });
   const code = await client.request<Hex>('eth_getCode', [receipt.contractAddress, 'latest']);
   await client.request('anvil_setCode', [MULTICALL3_ADDRESS, code]);
@@ -109,7 +114,10 @@ test('without Multicall3, then with it, the same fields and nulls; each token af
   const caller = createContractCaller(aggregated.client);
   const viaMulticall = await readTokenMetadata(caller, list);
   assert.deepEqual([...viaMulticall.entries()], [...viaBatch.entries()]);
-  assert.deepEqual(await readTotalSupplies(caller, list), want.map((m) => m.totalSupply));
+  assert.deepEqual(
+    await readTotalSupplies(caller, list),
+    want.map((m) => m.totalSupply),
+  );
   // Multicall3 is looked for once; each read is one eth_call.
   assert.deepEqual(aggregated.asked, ['eth_getCode', 'eth_call', 'eth_call']);
 });
@@ -128,7 +136,10 @@ const uriAbi = parseAbi(['function tokenURI(uint256) view returns (string)', 'fu
 /** The URI the contract gives, decoded with viem, `{id}` substituted for ERC-1155. */
 async function nodeUri({ token, type, id }: NftId): Promise<string> {
   const functionName = type === 'ERC-1155' ? 'uri' : 'tokenURI';
-  const data = await client.request<Hex>('eth_call', [{ to: token, data: encodeFunctionData({ abi: uriAbi, functionName, args: [id] }) }, 'latest']);
+  const data = await client.request<Hex>('eth_call', [
+    { to: token, data: encodeFunctionData({ abi: uriAbi, functionName, args: [id] }) },
+    'latest',
+  ]);
   return decodeFunctionResult({ abi: uriAbi, functionName, data }).replaceAll('{id}', id.toString(16).padStart(64, '0'));
 }
 
@@ -171,7 +182,10 @@ test('reading token URIs rejects when the node fails or answers what no eth_call
   try {
     const callerOf = (node: { url: string }) => createContractCaller(createRpcClient({ url: node.url, retryCount: 0 }));
     await assert.rejects(readTokenUris(callerOf(garbling), [id]), InvalidNodeResponseError);
-    assert.deepEqual(garbling.httpRequests, [{ calls: 1, batch: false }, { calls: 1, batch: true }]);
+    assert.deepEqual(garbling.httpRequests, [
+      { calls: 1, batch: false },
+      { calls: 1, batch: true },
+    ]);
     await assert.rejects(readTokenUris(callerOf(failing), [id]), NodeUnavailableError);
     assert.equal(failing.httpRequests.length, 0, 'no request was answered');
   } finally {
@@ -196,7 +210,11 @@ test("a node's own failure in a batch (anvil's block out of range while it mines
   const nodes = await Promise.all([node(revertedWithReason), node(outOfRange), node(headerNotFound)]);
   try {
     const [reverting, mining, pruned] = nodes.map((n) => createContractCaller(createRpcClient({ url: n.url, retryCount: 0 })));
-    assert.deepEqual(await readTokenUris(reverting!, ids), [null, null], 'an invalid opcode, and a revert whose reason reads like a node failure, are the contract\'s answers');
+    assert.deepEqual(
+      await readTokenUris(reverting!, ids),
+      [null, null],
+      "an invalid opcode, and a revert whose reason reads like a node failure, are the contract's answers",
+    );
     await assert.rejects(readTokenUris(mining!, ids), /BlockOutOfRangeError/);
     await assert.rejects(readTokenUris(pruned!, ids), /header not found/);
   } finally {

@@ -6,11 +6,7 @@ import { BlockNotFoundError, InvalidNodeResponseError } from '../../src/chain/er
 import { fetchBlocks, fetchHeadNumber } from '../../src/chain/fetch-blocks.js';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil } from '../../src/demo/anvil.js';
-import {
-  loadMainnetBlock18000000,
-  loadMainnetBlock18000000Recordings,
-  MAINNET_BLOCK_NUMBER,
-} from '../support/mainnet-fixtures.js';
+import { loadMainnetBlock18000000, loadMainnetBlock18000000Recordings, MAINNET_BLOCK_NUMBER } from '../support/mainnet-fixtures.js';
 import { startReplayNode, type Recording } from '../support/replay-node.js';
 
 /** A node without eth_getBlockReceipts: the block by number, and each receipt by transaction hash. */

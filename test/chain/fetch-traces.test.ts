@@ -53,7 +53,9 @@ before(async () => {
   // A node that refuses block tracing and answers per transaction.
   transactionNode = await startReplayNode([
     ...parityBlock.transactionHashes.map((hash) => ({
-      method: 'trace_transaction', params: [hash], result: parity.traces.filter((t) => t.transactionHash === hash),
+      method: 'trace_transaction',
+      params: [hash],
+      result: parity.traces.filter((t) => t.transactionHash === hash),
     })),
     ...callTracer.results.map(({ txHash, result }) => ({ method: 'debug_traceTransaction', params: [txHash, tracer], result })),
   ]);
@@ -90,7 +92,11 @@ async function startRefusingNode(target: string, refuses: (call: RpcCall) => boo
       callsPerRequest.push(calls.length);
       const passed = calls.filter((call) => !refuses(call));
       const passedAnswers: { id: number }[] =
-        passed.length === 0 ? [] : await (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(passed) })).json();
+        passed.length === 0
+          ? []
+          : await (
+              await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(passed) })
+            ).json();
       const answers = calls.map((call) =>
         refuses(call)
           ? { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'block too heavy to trace whole' } }
@@ -110,7 +116,10 @@ async function startRefusingNode(target: string, refuses: (call: RpcCall) => boo
 test('a node that refuses block tracing is traced one transaction at a time, to the same result', async () => {
   const byBlock = createRpcClient({ url: blockNode.url });
   const byTransaction = createRpcClient({ url: transactionNode.url });
-  for (const [method, block] of [['trace_block', parityBlock], ['debug_traceBlockByNumber', callTracerBlock]] as const) {
+  for (const [method, block] of [
+    ['trace_block', parityBlock],
+    ['debug_traceBlockByNumber', callTracerBlock],
+  ] as const) {
     const whole = await fetchBlockTraces(byBlock, method, block);
     const single = await fetchBlockTraces(byTransaction, method, block);
     assert.ok(
@@ -136,7 +145,10 @@ for (const method of ['trace_block', 'debug_traceBlockByNumber'] as const) {
     const before = etlNode.httpRequests.length;
     const batch = await fetchBatchTraces(createRpcClient({ url: etlNode.url }), method, etlUntraced);
     assert.deepEqual(etlNode.httpRequests.slice(before), [{ calls: etlUntraced.length, batch: true }]);
-    assert.deepEqual(batch.map((traces) => [traces.blockHash, traces.blockNumber]), etlUntraced.map((block) => [block.hash, block.number]));
+    assert.deepEqual(
+      batch.map((traces) => [traces.blockHash, traces.blockNumber]),
+      etlUntraced.map((block) => [block.hash, block.number]),
+    );
     for (const [i, { block }] of etlBlocks.entries()) {
       assert.ok(
         batch[i]!.internalTransactions.length >= block.transactionHashes.length,
@@ -146,7 +158,9 @@ for (const method of ['trace_block', 'debug_traceBlockByNumber'] as const) {
       assert.equal(batch[i]!.rewards.length, method === 'trace_block' ? 1 : 0);
     }
     // A batch holding a block whose traces miss a transaction stored is refused whole.
-    const grown = etlUntraced.map((block, i) => (i === 2 ? { ...block, transactionHashes: [...block.transactionHashes, `0x${'ee'.repeat(32)}` as Hex] } : block));
+    const grown = etlUntraced.map((block, i) =>
+      i === 2 ? { ...block, transactionHashes: [...block.transactionHashes, `0x${'ee'.repeat(32)}` as Hex] } : block,
+    );
     await assert.rejects(fetchBatchTraces(createRpcClient({ url: etlNode.url }), method, grown), InvalidNodeResponseError);
   });
 

@@ -30,7 +30,13 @@ async function startHeadsServer(options: { refuse?: boolean } = {}) {
     subscriptions: () => subscriptions,
     announce() {
       for (const socket of subscribers) {
-        socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: `0x${subscriptions}`, result: { number: '0x1' } } }));
+        socket.send(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'eth_subscription',
+            params: { subscription: `0x${subscriptions}`, result: { number: '0x1' } },
+          }),
+        );
       }
     },
     dropAll() {

@@ -112,7 +112,13 @@ test('transient failures are retried until the node answers', async (t) => {
 
 test('a 429 is retried after the Retry-After the node asked for, not the shorter backoff', async (t) => {
   const node = await startReplayNode(recordings);
-  const proxy = await startFaultProxy({ target: node.url, seed: 1, rates: { 'http-429': 1 }, limits: { 'http-429': 1 }, retryAfterSeconds: 1 });
+  const proxy = await startFaultProxy({
+    target: node.url,
+    seed: 1,
+    rates: { 'http-429': 1 },
+    limits: { 'http-429': 1 },
+    retryAfterSeconds: 1,
+  });
   t.after(async () => {
     await proxy.stop();
     await node.stop();

@@ -48,7 +48,10 @@ test('mainnet recordings: a bytes32 symbol, a string padded with NULs, empty str
       totalSupply: 0n,
     });
     // This node has no eth_getCode, so no Multicall3: the twelve calls go in one JSON-RPC batch.
-    assert.deepEqual(node.httpRequests, [{ calls: 1, batch: false }, { calls: 12, batch: true }]);
+    assert.deepEqual(node.httpRequests, [
+      { calls: 1, batch: false },
+      { calls: 12, batch: true },
+    ]);
   } finally {
     await node.stop();
   }
@@ -58,7 +61,11 @@ test('an address without code gives nulls; a node that answers null or not at al
   const token: Address = '0x00000000000000000000000000000000000000aa';
   // name, symbol, decimals, totalSupply: a node answers empty data for calls to an address without code.
   const noCode = await startReplayNode(
-    ['0x06fdde03', '0x95d89b41', '0x313ce567', '0x18160ddd'].map((data) => ({ method: 'eth_call', params: [{ to: token, data }, 'latest'], result: '0x' })),
+    ['0x06fdde03', '0x95d89b41', '0x313ce567', '0x18160ddd'].map((data) => ({
+      method: 'eth_call',
+      params: [{ to: token, data }, 'latest'],
+      result: '0x',
+    })),
   );
   // Recordings of other contracts only: this node answers null for the token's calls, which no node should.
   const answersNull = await startReplayNode(recordedCalls(cases[0]!));

@@ -46,7 +46,15 @@ before(async () => {
     await send({ from: b, to: null, value: '0x0', gas: '0x30000', maxFeePerGas: gwei(3), maxPriorityFeePerGas: gwei(1), data: '0x6000' }),
   );
   // A nonce ahead of the sender's next one waits in the queued section.
-  queuedHash = await send({ from: c, to: d, value: '0x3', gas: '0x5208', nonce: '0x5', maxFeePerGas: gwei(3), maxPriorityFeePerGas: gwei(1) });
+  queuedHash = await send({
+    from: c,
+    to: d,
+    value: '0x3',
+    gas: '0x5208',
+    nonce: '0x5',
+    maxFeePerGas: gwei(3),
+    maxPriorityFeePerGas: gwei(1),
+  });
   answer = await client.request('txpool_content', []);
 });
 
@@ -94,7 +102,10 @@ test("anvil's pool: pending and queued transactions of types 0, 1 and 2, each as
     assert.deepEqual(decoded, expectedFrom(node));
   }
   const byHash = new Map(content.transactions.map((t) => [t.hash, t]));
-  assert.deepEqual(pendingHashes.map((hash) => byHash.get(hash)?.type), [0, 1, 2]);
+  assert.deepEqual(
+    pendingHashes.map((hash) => byHash.get(hash)?.type),
+    [0, 1, 2],
+  );
   assert.equal(byHash.get(pendingHashes[2]!)?.to, null, 'a contract creation has no recipient');
   assert.equal(byHash.get(queuedHash)?.nonce, 5n);
   assert.equal(byHash.get(queuedHash)?.gasPrice, 3_000_000_000n);
@@ -116,10 +127,7 @@ test('a malformed entry is left out and named; the rest of the pool is kept', ()
     },
   };
   const { transactions, malformed } = decodeTxpoolContent(tampered);
-  assert.deepEqual(
-    transactions.map((t) => t.hash).sort(),
-    [...pendingHashes, queuedHash].filter((hash) => hash !== entry.hash).sort(),
-  );
+  assert.deepEqual(transactions.map((t) => t.hash).sort(), [...pendingHashes, queuedHash].filter((hash) => hash !== entry.hash).sort());
   assert.notEqual(otherSender, undefined);
   assert.deepEqual(
     malformed.map((error) => error.message),

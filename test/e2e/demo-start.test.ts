@@ -54,13 +54,19 @@ test('E2 lists every demo transaction once, over several pages', async () => {
   const creations = await allPages('/api/v2/transactions', { type: 'contract_creation' });
   assert.ok(creations.length >= 4, `${creations.length} contract creations`);
   assert.deepEqual(
-    creations.filter((t) => !(t.to === null && t.created_contract !== null)).map((t) => ({ hash: t.hash, to: t.to, created_contract: t.created_contract })),
+    creations
+      .filter((t) => !(t.to === null && t.created_contract !== null))
+      .map((t) => ({ hash: t.hash, to: t.to, created_contract: t.created_contract })),
     [],
     'creations with a to, or without a created contract',
   );
   const calls = await allPages('/api/v2/transactions', { type: 'contract_call' });
   assert.ok(calls.length > 10, `${calls.length} contract calls`);
-  assert.deepEqual(calls.filter((t) => t.to.is_contract !== true).map((t) => ({ hash: t.hash, to: t.to })), [], 'contract calls to no contract');
+  assert.deepEqual(
+    calls.filter((t) => t.to.is_contract !== true).map((t) => ({ hash: t.hash, to: t.to })),
+    [],
+    'contract calls to no contract',
+  );
 });
 
 test('E5 lists the blocks of the demo chain under their miner', async () => {
@@ -83,7 +89,11 @@ test('E6 and E7 serve the traces of the demo chain once the trace stage has caug
     { timeoutMs: 30_000, intervalMs: 200 },
   );
   const traces: any[][] = await Promise.all(items.map((t) => getOk(api, `/api/v2/transactions/${t.hash}/raw-trace`)));
-  assert.deepEqual(items.filter((_, i) => !(traces[i]!.length >= 1)).map((t) => t.hash), [], 'transactions with an empty raw trace');
+  assert.deepEqual(
+    items.filter((_, i) => !(traces[i]!.length >= 1)).map((t) => t.hash),
+    [],
+    'transactions with an empty raw trace',
+  );
   assert.deepEqual([...new Set(traces.flat().map((frame) => frame.type))].sort(), ['call', 'create', 'suicide']);
   const nested = traces.find((trace) => trace.some((frame) => frame.traceAddress.length > 1));
   assert.ok(nested, 'a call nested two deep');
@@ -91,7 +101,11 @@ test('E6 and E7 serve the traces of the demo chain once the trace stage has caug
   const internal = await allPages(`/api/v2/addresses/${caller}/internal-transactions`);
   const involves = (info: any) => info !== null && info.hash.toLowerCase() === caller;
   assert.ok(internal.length > 1, `${internal.length} internal transactions of ${caller}`);
-  assert.deepEqual(internal.filter((i) => !(involves(i.from) || involves(i.to))).map((i) => ({ from: i.from, to: i.to })), [], `internal transactions not involving ${caller}`);
+  assert.deepEqual(
+    internal.filter((i) => !(involves(i.from) || involves(i.to))).map((i) => ({ from: i.from, to: i.to })),
+    [],
+    `internal transactions not involving ${caller}`,
+  );
   const sent = await allPages(`/api/v2/addresses/${caller}/internal-transactions`, { filter: 'from' });
   assert.ok(
     sent.some((i) => BigInt(i.value) > 0n) && sent.some((i) => i.created_contract !== null),
@@ -108,7 +122,11 @@ test('E8, E1, E3 and E4 serve the demo tokens', async () => {
   const holder = transfers.find((t) => t.token.type === 'ERC-1155' && t.type === 'token_minting').to.hash;
   const balances = await allPages(`/api/v2/addresses/${holder}/tokens`);
   assert.deepEqual([...new Set(balances.map((b) => b.token.type))].sort(), ['ERC-1155', 'ERC-20']);
-  assert.deepEqual(balances.filter((b) => !(BigInt(b.value) > 0n)).map((b) => ({ token: b.token.address_hash, value: b.value })), [], 'balances not above zero');
+  assert.deepEqual(
+    balances.filter((b) => !(BigInt(b.value) > 0n)).map((b) => ({ token: b.token.address_hash, value: b.value })),
+    [],
+    'balances not above zero',
+  );
   const collections = await allPages(`/api/v2/addresses/${holder}/nft/collections`);
   assert.ok(
     collections.some((c) => c.token.type === 'ERC-1155' && c.token_instances.length > 1),
@@ -123,7 +141,8 @@ test('E8, E1, E3 and E4 serve the demo tokens', async () => {
       unread = { previews: previews.filter((p) => p.metadata === null).length, symbol: erc20.token.symbol === null };
       return unread.previews === 0 && !unread.symbol;
     },
-    () => `token and NFT metadata are read (${unread.previews} NFT previews without metadata, ERC-20 symbol ${unread.symbol ? 'not read' : 'read'})`,
+    () =>
+      `token and NFT metadata are read (${unread.previews} NFT previews without metadata, ERC-20 symbol ${unread.symbol ? 'not read' : 'read'})`,
     { timeoutMs: 30_000, intervalMs: 200 },
   );
 
@@ -134,7 +153,7 @@ test('E8, E1, E3 and E4 serve the demo tokens', async () => {
   assert.notEqual(instance.body.items.length, 0);
 });
 
-test('every answer of every endpoint about the demo chain has the shape of Blockscout\'s schema', async () => {
+test("every answer of every endpoint about the demo chain has the shape of Blockscout's schema", async () => {
   const transactions = await allPages('/api/v2/transactions');
   const addresses = new Set<string>(['0x0000000000000000000000000000000000000000']);
   for (const t of transactions) for (const a of [t.from, t.to, t.created_contract]) if (a !== null) addresses.add(a.hash);

@@ -36,12 +36,16 @@ after(async () => {
 });
 
 test('sextant index traces every block up to LAST_BLOCK through the trace URL, and reads every token and NFT, before it exits', async () => {
-  const run = await runSextant(['index'], {
-    ETHEREUM_JSONRPC_HTTP_URL: anvil.rpcUrl,
-    ETHEREUM_JSONRPC_TRACE_URL: traceNode.url,
-    DATABASE_URL: db.url,
-    LAST_BLOCK: head.toString(),
-  }, 60_000);
+  const run = await runSextant(
+    ['index'],
+    {
+      ETHEREUM_JSONRPC_HTTP_URL: anvil.rpcUrl,
+      ETHEREUM_JSONRPC_TRACE_URL: traceNode.url,
+      DATABASE_URL: db.url,
+      LAST_BLOCK: head.toString(),
+    },
+    60_000,
+  );
   assert.equal(run.code, 0, run.stderr);
   const { rows } = await db.pool.query<{ blocks: string; untraced: string; frames: string }>(
     `SELECT (SELECT count(*) FROM blocks WHERE consensus) AS blocks,
@@ -52,7 +56,9 @@ test('sextant index traces every block up to LAST_BLOCK through the trace URL, a
   assert.ok(Number(rows[0]!.frames) > Number(head), `${rows[0]!.frames} frames for blocks 0 to ${head}`);
   const traced = new Set(traceNode.requests.filter((r) => r.method === 'trace_block').map((r) => r.params[0]));
   assert.equal(traced.size, Number(head) + 1);
-  const { rows: [tokens] } = await db.pool.query<{ tokens: string; unread: string; instances: string; unfetched: string }>(
+  const {
+    rows: [tokens],
+  } = await db.pool.query<{ tokens: string; unread: string; instances: string; unfetched: string }>(
     `SELECT (SELECT count(*) FROM tokens) AS tokens,
             (SELECT count(*) FROM tokens WHERE metadata_fetched_at IS NULL OR supply_mark IS NOT NULL) AS unread,
             (SELECT count(*) FROM token_instances) AS instances,

@@ -108,6 +108,12 @@ test(`${KILLS} kills with SIGKILL at random moments, then a run to the end, leav
   t.diagnostic(`killed ${moments.join('; ')}`);
   await indexToTheEnd(db);
   assertSameSnapshot(await snapshotDatabase(db.pool), reference, `after kills ${moments.join('; ')}`);
-  assert.ok(reached.some(({ blocks }) => blocks > 0 && blocks < total), `no kill came while blocks were written:\n${moments.join('\n')}`);
-  assert.ok(reached.some(({ blocks, traced }) => traced > 0 && traced < blocks), `no kill came while traces were written:\n${moments.join('\n')}`);
+  assert.ok(
+    reached.some(({ blocks }) => blocks > 0 && blocks < total),
+    `no kill came while blocks were written:\n${moments.join('\n')}`,
+  );
+  assert.ok(
+    reached.some(({ blocks, traced }) => traced > 0 && traced < blocks),
+    `no kill came while traces were written:\n${moments.join('\n')}`,
+  );
 });

@@ -64,13 +64,16 @@ test('E2 serves all 94 transactions over two pages, newest first, with the recor
   const { items, pageSizes } = await collectList(api, '/api/v2/transactions');
   assert.deepEqual(pageSizes, [50, 44]);
   assert.equal(items.length, 94);
-  assert.deepEqual(items.map((t) => t.position), block.transactions.map((_, i) => 93 - i));
+  assert.deepEqual(
+    items.map((t) => t.position),
+    block.transactions.map((_, i) => 93 - i),
+  );
   for (const [i, served] of items.entries()) {
     assert.deepEqual(servedTransactionFields(served), expectedMainnetTransactions[i], `transaction ${served.position}`);
   }
 });
 
-test('every answer of every endpoint about block 18,000,000 has the shape of Blockscout\'s schema', async () => {
+test("every answer of every endpoint about block 18,000,000 has the shape of Blockscout's schema", async () => {
   const subjects = await indexedSubjects(db.pool);
   assert.ok(subjects.tokens.length > 10 && subjects.instances.length > 0, 'the block has tokens and NFTs');
   // Each answer is checked as it arrives (test/support/http-client.ts); the snapshot walks every page of every
@@ -83,5 +86,8 @@ test('the node was asked only for what a pruned node serves, and nothing else wa
   const methods = new Set(node.requests.map((r) => r.method));
   assert.ok(methods.has('eth_getBlockByNumber') && methods.has('eth_getBlockReceipts'), `methods asked for: ${[...methods].join(', ')}`);
   // INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER is set: no trace was asked for.
-  assert.deepEqual([...methods].filter((m) => m.startsWith('trace_') || m.startsWith('debug_')), []);
+  assert.deepEqual(
+    [...methods].filter((m) => m.startsWith('trace_') || m.startsWith('debug_')),
+    [],
+  );
 });

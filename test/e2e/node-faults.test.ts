@@ -98,7 +98,7 @@ test('10% of the answers faulty, of every kind at random, changes nothing in the
   assert.ok(kinds.length >= 5, `faults of only ${kinds.join(', ')} were injected`);
 });
 
-test('token contract reads the node fails at first are read again, not taken for the contract\'s answer', async () => {
+test("token contract reads the node fails at first are read again, not taken for the contract's answer", async () => {
   const onlyTokenReads: FaultProxyOptions['spare'] = ({ method }) => method !== 'eth_call' && method !== 'eth_getCode';
   const injected = await indexWithFaults({ 'http-503': 1 }, 21, { spare: onlyTokenReads, limits: { 'http-503': 10 } });
   assert.equal(injected['http-503'], 10);
@@ -108,10 +108,14 @@ test('token contract reads the node fails at first are read again, not taken for
 test('while the node is down the API serves from the database and /health says so; indexing resumes when it is back', async () => {
   const proxy = await startFaultProxy({ target: anvil.rpcUrl, seed: 11 });
   const db = await createTestDatabase({ migrated: false });
-  const sextant = await startSextant({ DATABASE_URL: db.url, ETHEREUM_JSONRPC_HTTP_URL: proxy.url, INDEXER_POLL_INTERVAL_MS: '50' }, 120_000);
+  const sextant = await startSextant(
+    { DATABASE_URL: db.url, ETHEREUM_JSONRPC_HTTP_URL: proxy.url, INDEXER_POLL_INTERVAL_MS: '50' },
+    120_000,
+  );
   try {
     const api = apiClient(sextant.baseUrl);
-    const health = async () => (await getOk(api, '/health')) as { indexed_head: number | null; indexer: { node_available: boolean; last_error: string | null } };
+    const health = async () =>
+      (await getOk(api, '/health')) as { indexed_head: number | null; indexer: { node_available: boolean; last_error: string | null } };
     await waitFor(async () => (await health()).indexed_head === Number(head), `block ${head} is indexed`);
 
     proxy.setDown(true);

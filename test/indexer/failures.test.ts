@@ -60,13 +60,26 @@ function failingPool(db: TestDatabase, statement: string, instead: (query: Query
 
 /** A client whose first request for `method` the node holds unanswered: it times out after 500 ms. */
 async function timingOutOnce(method: (name: string) => boolean): Promise<{ proxy: FaultProxy; client: RpcClient }> {
-  const proxy = await startFaultProxy({ target: anvil.rpcUrl, seed: 1, rates: { timeout: 1 }, limits: { timeout: 1 }, spare: (call) => !method(call.method) });
+  const proxy = await startFaultProxy({
+    target: anvil.rpcUrl,
+    seed: 1,
+    rates: { timeout: 1 },
+    limits: { timeout: 1 },
+    spare: (call) => !method(call.method),
+  });
   return { proxy, client: createRpcClient({ url: proxy.url, timeoutMs: 500, retryCount: 0 }) };
 }
 
 const traceStageOptions = (db: TestDatabase, overrides: Partial<TraceStageOptions>): TraceStageOptions => ({
-  pool: db.pool, client, traceMethod: 'trace_block', logger: pino({ level: 'silent' }),
-  batchSize: 5, concurrency: 1, pollIntervalMs: 20, backoff: { initialMs: 10, maxMs: 100 }, ...overrides,
+  pool: db.pool,
+  client,
+  traceMethod: 'trace_block',
+  logger: pino({ level: 'silent' }),
+  batchSize: 5,
+  concurrency: 1,
+  pollIntervalMs: 20,
+  backoff: { initialMs: 10, maxMs: 100 },
+  ...overrides,
 });
 
 const untracedCount = async (db: TestDatabase): Promise<number> =>
@@ -74,7 +87,9 @@ const untracedCount = async (db: TestDatabase): Promise<number> =>
 
 test('a TypeError thrown by the block writer stops the indexer at once, with that error, without a retry', async () => {
   const db = await createTestDatabase();
-  const bug = failingPool(db, 'DELETE FROM blocks', () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'hash')")));
+  const bug = failingPool(db, 'DELETE FROM blocks', () =>
+    Promise.reject(new TypeError("Cannot read properties of undefined (reading 'hash')")),
+  );
   const { logger, warnings } = warningLog();
   try {
     // One batch in flight: the writer is asked once before the indexer stops.
@@ -148,7 +163,10 @@ test('a transaction the database gives up (a serialization failure) is retried, 
   const conflict = failingPool(
     db,
     'DELETE FROM blocks',
-    (query) => query("DO $$ BEGIN RAISE EXCEPTION 'could not serialize access due to concurrent update' USING ERRCODE = 'serialization_failure'; END $$"),
+    (query) =>
+      query(
+        "DO $$ BEGIN RAISE EXCEPTION 'could not serialize access due to concurrent update' USING ERRCODE = 'serialization_failure'; END $$",
+      ),
     () => failing,
   );
   const indexer = startIndexer(await testIndexerOptions(db, client, head, { pool: conflict.pool }));

@@ -27,7 +27,9 @@ const indexerOptions = (db: TestDatabase, overrides: Partial<IndexerOptions> = {
   testIndexerOptions(db, client, head, overrides);
 
 /** What the node says about every block and transaction, to compare with the database. */
-async function nodeChain(upTo: bigint): Promise<{ blocks: Map<bigint, string>; transactions: Map<string, { block: bigint; status: string }> }> {
+async function nodeChain(
+  upTo: bigint,
+): Promise<{ blocks: Map<bigint, string>; transactions: Map<string, { block: bigint; status: string }> }> {
   const blocks = new Map<bigint, string>();
   const transactions = new Map<string, { block: bigint; status: string }>();
   for (let n = 0n; n <= upTo; n++) {
@@ -68,7 +70,7 @@ test('indexes every block and transaction of the demo chain, exactly once, with 
       'scenario transactions not indexed',
     );
     assert.equal(actual.transactions.get(scenario.revertedTxHash)?.status, '0x0');
-    const created = await db.pool.query("SELECT count(*)::int AS n FROM transactions WHERE created_contract IS NOT NULL");
+    const created = await db.pool.query('SELECT count(*)::int AS n FROM transactions WHERE created_contract IS NOT NULL');
     assert.ok(created.rows[0].n >= 4, `the deployments are recorded with their created contracts: ${created.rows[0].n} of at least 4`);
     const contracts = await db.pool.query<{ hash: string }>("SELECT '0x' || encode(hash, 'hex') AS hash FROM addresses WHERE is_contract");
     const known = new Set(contracts.rows.map((r) => r.hash));

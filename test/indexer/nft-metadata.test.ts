@@ -45,7 +45,10 @@ test('data: URIs, base64 and plain (percent-encoded or not), decode in place', a
   const base64 = `data:application/json;base64,${Buffer.from(json).toString('base64')}`;
   assert.deepEqual(await fetchNftMetadata(base64, options()), { metadata: document, error: null });
   assert.deepEqual(await fetchNftMetadata(`data:application/json,${json}`, options()), { metadata: document, error: null });
-  assert.deepEqual(await fetchNftMetadata(`data:application/json;utf8,${encodeURIComponent(json)}`, options()), { metadata: document, error: null });
+  assert.deepEqual(await fetchNftMetadata(`data:application/json;utf8,${encodeURIComponent(json)}`, options()), {
+    metadata: document,
+    error: null,
+  });
   assert.match((await fetchNftMetadata('data:application/json,[1,2]', options())).error ?? '', /not a JSON object/);
   assert.match((await fetchNftMetadata('data:application/json,{"a":', options())).error ?? '', /not JSON/);
 });
@@ -92,7 +95,9 @@ test('the NFT metadata stage reads the token URIs of a batch again after the nod
     let pending = -1;
     await waitFor(
       async () => {
-        pending = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM token_instances WHERE metadata_fetched_at IS NULL')).rows[0]!.n);
+        pending = Number(
+          (await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM token_instances WHERE metadata_fetched_at IS NULL')).rows[0]!.n,
+        );
         return pending === 0;
       },
       () => `every NFT id's metadata is fetched (${pending} left)`,
@@ -114,7 +119,9 @@ test('the NFT metadata stage reads the token URIs of a batch again after the nod
     const data = await chain.client
       .request<Hex>('eth_call', [{ to: token, data: encodeFunctionData({ abi: uriAbi, functionName, args: [id] }) }, 'latest'])
       .catch(() => null);
-    return data === null ? null : decodeFunctionResult({ abi: uriAbi, functionName, data }).replaceAll('{id}', id.toString(16).padStart(64, '0'));
+    return data === null
+      ? null
+      : decodeFunctionResult({ abi: uriAbi, functionName, data }).replaceAll('{id}', id.toString(16).padStart(64, '0'));
   };
   const expected = await Promise.all(
     rows.map(async ({ token, id }) => {
@@ -123,7 +130,10 @@ test('the NFT metadata stage reads the token URIs of a batch again after the nod
     }),
   );
   assert.ok(rows.length > 16, `${rows.length} ids, more than one batch`);
-  assert.deepEqual(rows.map(({ uri, fetched, error }) => ({ uri, fetched, error })), expected);
+  assert.deepEqual(
+    rows.map(({ uri, fetched, error }) => ({ uri, fetched, error })),
+    expected,
+  );
   // Only the burnt ERC-721 #3 has no URI.
   assert.deepEqual(
     rows.filter((row) => row.uri === null).map((row) => [`0x${row.token.toString('hex')}`, row.id]),

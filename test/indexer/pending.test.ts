@@ -79,8 +79,17 @@ async function insertedAt(): Promise<Map<Hex, string>> {
 
 /** A pool transaction made up here, for what the node's pool cannot be made to show. */
 const unsentTransaction = (hash: Hex): PoolTransaction => ({
-  hash, from: accounts[1]!, to: accounts[2]!, nonce: 0n, type: 0, value: 1n, gasLimit: 21_000n, gasPrice: 1n,
-  maxFeePerGas: null, maxPriorityFeePerGas: null, input: '0x',
+  hash,
+  from: accounts[1]!,
+  to: accounts[2]!,
+  nonce: 0n,
+  type: 0,
+  value: 1n,
+  gasLimit: 21_000n,
+  gasPrice: 1n,
+  maxFeePerGas: null,
+  maxPriorityFeePerGas: null,
+  input: '0x',
 });
 
 before(async () => {
@@ -111,23 +120,50 @@ after(async () => {
 test('E2 filter=pending lists the pool with automine off, and mined transactions move to the validated list', async () => {
   const stage = startPendingStage(stageOptions());
   try {
-    const [deployer, legacySender, accessListSender, feeMarketSender, replacedSender, droppedSender, busySender, payee] =
-      accounts as [Hex, Hex, Hex, Hex, Hex, Hex, Hex, Hex];
+    const [deployer, legacySender, accessListSender, feeMarketSender, replacedSender, droppedSender, busySender, payee] = accounts as [
+      Hex,
+      Hex,
+      Hex,
+      Hex,
+      Hex,
+      Hex,
+      Hex,
+      Hex,
+    ];
     const legacy = await send({ from: legacySender, to: payee, value: '0x1', gas: '0x5208', gasPrice: gwei(2) });
     const accessList = await send({
-      from: accessListSender, to: payee, value: '0x2', gas: '0x7530', gasPrice: gwei(2),
+      from: accessListSender,
+      to: payee,
+      value: '0x2',
+      gas: '0x7530',
+      gasPrice: gwei(2),
       accessList: [{ address: token, storageKeys: [] }],
     });
     const feeMarket = await send({
-      from: feeMarketSender, to: payee, value: '0x3', gas: '0x5208', maxFeePerGas: gwei(3), maxPriorityFeePerGas: gwei(1),
+      from: feeMarketSender,
+      to: payee,
+      value: '0x3',
+      gas: '0x5208',
+      maxFeePerGas: gwei(3),
+      maxPriorityFeePerGas: gwei(1),
     });
     const mint = await send({
-      from: deployer, to: token, gas: '0x30000', maxFeePerGas: gwei(3), maxPriorityFeePerGas: gwei(1),
+      from: deployer,
+      to: token,
+      gas: '0x30000',
+      maxFeePerGas: gwei(3),
+      maxPriorityFeePerGas: gwei(1),
       data: encodeFunctionData({ abi: DemoERC20.abi, functionName: 'mint', args: [payee, 1000n] }),
     });
     const creation = await send({ from: accounts[8], data: DemoERC20.bytecode, gas: '0x200000', gasPrice: gwei(2) });
     const replaced = await send({
-      from: replacedSender, to: payee, value: '0x4', nonce: '0x0', gas: '0x5208', maxFeePerGas: gwei(3), maxPriorityFeePerGas: gwei(1),
+      from: replacedSender,
+      to: payee,
+      value: '0x4',
+      nonce: '0x0',
+      gas: '0x5208',
+      maxFeePerGas: gwei(3),
+      maxPriorityFeePerGas: gwei(1),
     });
     const dropped = await send({ from: droppedSender, to: payee, value: '0x5', gas: '0x5208', gasPrice: gwei(2) });
     const firstSent = [legacy, accessList, feeMarket, mint, creation, replaced, dropped];
@@ -136,11 +172,18 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
 
     // The same nonce at a higher fee takes the place of the first one; anvil_dropTransaction drops one.
     const replacement = await send({
-      from: replacedSender, to: payee, value: '0x4', nonce: '0x0', gas: '0x5208', maxFeePerGas: gwei(6), maxPriorityFeePerGas: gwei(2),
+      from: replacedSender,
+      to: payee,
+      value: '0x4',
+      nonce: '0x0',
+      gas: '0x5208',
+      maxFeePerGas: gwei(6),
+      maxPriorityFeePerGas: gwei(2),
     });
     await client.request('anvil_dropTransaction', [dropped]);
     const fillers: Hex[] = [];
-    for (let i = 0; i < 50; i++) fillers.push(await send({ from: busySender, to: payee, value: `0x${(i + 1).toString(16)}`, gas: '0x5208' }));
+    for (let i = 0; i < 50; i++)
+      fillers.push(await send({ from: busySender, to: payee, value: `0x${(i + 1).toString(16)}`, gas: '0x5208' }));
     const stillPending = [legacy, accessList, feeMarket, mint, creation];
     const expected = [...stillPending, replacement, ...fillers];
     await waitFor(async () => sameSet(await listHashes({ filter: 'pending' }), expected), 'the pool after a replacement and a drop');
@@ -149,13 +192,20 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
     const seen = await insertedAt();
     for (const hash of stillPending) assert.equal(seen.get(hash), firstSeen.get(hash), `${hash} keeps the time it was first seen`);
     for (const hash of [replacement, ...fillers]) {
-      assert.ok(seen.get(hash)! > firstSeen.get(legacy)!, `${hash} was seen later: at ${seen.get(hash)}, the first at ${firstSeen.get(legacy)}`);
+      assert.ok(
+        seen.get(hash)! > firstSeen.get(legacy)!,
+        `${hash} was seen later: at ${seen.get(hash)}, the first at ${firstSeen.get(legacy)}`,
+      );
     }
     const ordered = [...expected].sort((a, b) => {
       const [at, bt] = [seen.get(a)!, seen.get(b)!];
       return at === bt ? (a < b ? 1 : -1) : at < bt ? 1 : -1;
     });
-    assert.deepEqual(list.items.map((item: { hash: Hex }) => item.hash), ordered, 'newest first: (inserted_at, hash) descending');
+    assert.deepEqual(
+      list.items.map((item: { hash: Hex }) => item.hash),
+      ordered,
+      'newest first: (inserted_at, hash) descending',
+    );
     assert.deepEqual(list.pageSizes, [50, 6]);
     const lastOfFirstPage = ordered[49]!;
     assert.deepEqual(list.nextPageParams, [{ hash: lastOfFirstPage, inserted_at: seen.get(lastOfFirstPage), items_count: 50 }]);
@@ -184,7 +234,10 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
       assert.equal(item.confirmations, 0);
     }
     const byHash = new Map<Hex, any>(list.items.map((item: { hash: Hex }) => [item.hash, item]));
-    assert.deepEqual([legacy, accessList, feeMarket].map((hash) => byHash.get(hash).type), [0, 1, 2]);
+    assert.deepEqual(
+      [legacy, accessList, feeMarket].map((hash) => byHash.get(hash).type),
+      [0, 1, 2],
+    );
     const mintItem = byHash.get(mint);
     assert.equal(mintItem.method, 'mint');
     assert.deepEqual(mintItem.transaction_types, ['contract_call']);
@@ -212,7 +265,11 @@ test('E2 filter=pending lists the pool with automine off, and mined transactions
     }
     for (const hash of [replaced, dropped]) {
       assert.equal(await receipt(hash), null, `${hash} was never mined`);
-      assert.deepEqual(validated.filter((item: { hash: Hex }) => item.hash === hash), [], `${hash} is not listed as validated`);
+      assert.deepEqual(
+        validated.filter((item: { hash: Hex }) => item.hash === hash),
+        [],
+        `${hash} is not listed as validated`,
+      );
     }
   } finally {
     await stage.stop();
@@ -223,12 +280,18 @@ test('a snapshot of the pool taken before its transactions were mined does not l
   const [sender, payee] = [accounts[1] as Hex, accounts[2] as Hex];
   const mined = await send({ from: sender, to: payee, value: '0x1', gas: '0x5208', gasPrice: gwei(2) });
   const beforeMining = await fetchTxpool(client);
-  assert.deepEqual(beforeMining?.transactions.map((t) => t.hash), [mined]);
+  assert.deepEqual(
+    beforeMining?.transactions.map((t) => t.hash),
+    [mined],
+  );
   await client.request('evm_mine', []);
   await waitFor(async () => (await listHashes({})).includes(mined), 'the block is indexed');
   const waiting = await send({ from: sender, to: payee, value: '0x2', gas: '0x5208', gasPrice: gwei(2) });
   const afterMining = await fetchTxpool(client);
-  assert.deepEqual(afterMining?.transactions.map((t) => t.hash), [waiting]);
+  assert.deepEqual(
+    afterMining?.transactions.map((t) => t.hash),
+    [waiting],
+  );
 
   // A poll that read the pool before the block was written saves it after.
   const lateSnapshot = [...beforeMining!.transactions, ...afterMining!.transactions];
@@ -292,9 +355,10 @@ test('a node without txpool_content turns the stage off with one line, and the l
     await waitFor(async () => (await insertedAt()).size === 0, 'the stage empties the list');
     // Long enough for twenty more polls, had the stage gone on polling.
     await sleep(200);
-    assert.deepEqual(lines.map(({ level, msg }) => ({ level, msg })), [
-      { level: 30, msg: 'the node does not serve txpool_content: pending transactions are not listed' },
-    ]);
+    assert.deepEqual(
+      lines.map(({ level, msg }) => ({ level, msg })),
+      [{ level: 30, msg: 'the node does not serve txpool_content: pending transactions are not listed' }],
+    );
     assert.deepEqual(node.requests, [{ method: 'txpool_content', params: [] }]);
   } finally {
     await stage.stop();
@@ -303,8 +367,18 @@ test('a node without txpool_content turns the stage off with one line, and the l
 
 test('the stage lists the well-formed entries of a pool and names a malformed one once', async (t) => {
   const entry = (hash: Hex, nonce: number) => ({
-    hash, from: accounts[1], to: accounts[2], nonce: `0x${nonce.toString(16)}`, type: '0x0', value: '0x1', gas: '0x5208',
-    gasPrice: '0x1', input: '0x', blockHash: null, blockNumber: null, transactionIndex: null,
+    hash,
+    from: accounts[1],
+    to: accounts[2],
+    nonce: `0x${nonce.toString(16)}`,
+    type: '0x0',
+    value: '0x1',
+    gas: '0x5208',
+    gasPrice: '0x1',
+    input: '0x',
+    blockHash: null,
+    blockNumber: null,
+    transactionIndex: null,
   });
   const [good, bad] = [`0x${'7c'.repeat(32)}`, `0x${'7d'.repeat(32)}`] as const;
   const content = { pending: { [accounts[1]!]: { '0': entry(good, 0), '1': { ...entry(bad, 1), value: 'much' } } }, queued: {} };
@@ -316,12 +390,15 @@ test('the stage lists the well-formed entries of a pool and names a malformed on
   try {
     await waitFor(async () => node.requests.length >= 5, 'five polls');
     assert.deepEqual([...(await insertedAt()).keys()], [good]);
-    assert.deepEqual(lines.map(({ level, msg }) => ({ level, msg })), [
-      {
-        level: 40,
-        msg: `pool entry left out: invalid node response for txpool_content: pending.${accounts[1]}.1.value is not a hex quantity ("much")`,
-      },
-    ]);
+    assert.deepEqual(
+      lines.map(({ level, msg }) => ({ level, msg })),
+      [
+        {
+          level: 40,
+          msg: `pool entry left out: invalid node response for txpool_content: pending.${accounts[1]}.1.value is not a hex quantity ("much")`,
+        },
+      ],
+    );
   } finally {
     await stage.stop();
     await replacePendingTransactions(db.pool, []);

@@ -25,9 +25,13 @@ after(async () => {
 async function mineTransfers(count: number, valueBase: number): Promise<string[]> {
   const hashes: string[] = [];
   for (let i = 0; i < count; i++) {
-    const hash = await client.request<string>('eth_sendTransaction', [{ from: accounts[0], to: accounts[1], value: `0x${(valueBase + i).toString(16)}` }]);
+    const hash = await client.request<string>('eth_sendTransaction', [
+      { from: accounts[0], to: accounts[1], value: `0x${(valueBase + i).toString(16)}` },
+    ]);
     // The answer can come before the block is sealed: the next step must see it mined.
-    await waitFor(async () => (await client.request<unknown>('eth_getTransactionReceipt', [hash])) !== null, `${hash} is mined`, { timeoutMs: 15_000 });
+    await waitFor(async () => (await client.request<unknown>('eth_getTransactionReceipt', [hash])) !== null, `${hash} is mined`, {
+      timeoutMs: 15_000,
+    });
     hashes.push(hash);
   }
   return hashes;
@@ -53,11 +57,17 @@ async function assertSameChain(db: TestDatabase, head: bigint): Promise<void> {
   );
   const expected = blocks.map((block, n) => ({ number: n.toString(), hash: block.hash, transactions: block.transactions }));
   assert.deepEqual(stored.rows, expected);
-  const orphaned = await db.pool.query('SELECT count(*)::int AS n FROM transactions t JOIN blocks b ON b.hash = t.block_hash WHERE NOT b.consensus');
+  const orphaned = await db.pool.query(
+    'SELECT count(*)::int AS n FROM transactions t JOIN blocks b ON b.hash = t.block_hash WHERE NOT b.consensus',
+  );
   assert.equal(orphaned.rows[0].n, 0, 'no transaction of a replaced block is left');
 }
 
-async function withIndexer(db: TestDatabase, overrides: Partial<IndexerOptions>, body: (status: ReturnType<typeof startIndexer>) => Promise<void>) {
+async function withIndexer(
+  db: TestDatabase,
+  overrides: Partial<IndexerOptions>,
+  body: (status: ReturnType<typeof startIndexer>) => Promise<void>,
+) {
   const indexer = startIndexer(await testIndexerOptions(db, client, null, overrides));
   try {
     await body(indexer);

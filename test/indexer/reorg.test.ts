@@ -126,25 +126,33 @@ async function waitUntilSettled(
   head: { number: bigint; hash: Hex },
   { traces = true, nfts = true } = {},
 ): Promise<void> {
-  await waitFor(async () => {
-    const { rows } = await pipeline.db.pool.query<{ settled: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM blocks WHERE consensus AND number = $1 AND hash = $2)
+  await waitFor(
+    async () => {
+      const { rows } = await pipeline.db.pool.query<{ settled: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM blocks WHERE consensus AND number = $1 AND hash = $2)
           AND NOT EXISTS (SELECT 1 FROM blocks WHERE consensus AND number > $1)
           AND NOT ($4 AND EXISTS (SELECT 1 FROM blocks WHERE consensus AND traced_at IS NULL))
           AND NOT EXISTS (SELECT 1 FROM tokens WHERE metadata_fetched_at IS NULL OR supply_mark IS NOT NULL)
           AND NOT ($3 AND EXISTS (SELECT 1 FROM token_instances WHERE metadata_fetched_at IS NULL)) AS settled`,
-      [head.number.toString(), Buffer.from(head.hash.slice(2), 'hex'), nfts, traces],
-    );
-    return rows[0]!.settled;
-  }, `block ${head.number} (${head.hash}) is indexed and the stages are idle`, { timeoutMs: WAIT_MS });
+        [head.number.toString(), Buffer.from(head.hash.slice(2), 'hex'), nfts, traces],
+      );
+      return rows[0]!.settled;
+    },
+    `block ${head.number} (${head.hash}) is indexed and the stages are idle`,
+    { timeoutMs: WAIT_MS },
+  );
 }
 
 /** Waits until the pipeline has read the metadata of every NFT id it holds. */
 async function waitUntilNftsRead(pipeline: Pipeline): Promise<void> {
-  await waitFor(async () => {
-    const { rows } = await pipeline.db.pool.query('SELECT 1 FROM token_instances WHERE metadata_fetched_at IS NULL LIMIT 1');
-    return rows.length === 0;
-  }, 'every NFT id is read', { timeoutMs: WAIT_MS });
+  await waitFor(
+    async () => {
+      const { rows } = await pipeline.db.pool.query('SELECT 1 FROM token_instances WHERE metadata_fetched_at IS NULL LIMIT 1');
+      return rows.length === 0;
+    },
+    'every NFT id is read',
+    { timeoutMs: WAIT_MS },
+  );
 }
 
 interface Call {
@@ -360,7 +368,8 @@ before(async () => {
   // Blocks are mined by the test alone, each holding exactly the transactions sent for it.
   await client.request('evm_setAutomine', [false]);
   live = await startPipeline(null);
-  await live.indexer.caughtUp;});
+  await live.indexer.caughtUp;
+});
 after(async () => {
   if (live) await stopPipeline(live);
   await anvil?.stop();
@@ -388,7 +397,10 @@ async function reorgRound(
   assert.equal(live.indexer.status.phase, 'following');
 
   const lostTransactions = replaced.transactions.filter((hash) => !final.transactions.includes(hash));
-  assert.ok(lostTransactions.length >= depth * 4, `the replaced branch had transactions of its own: ${lostTransactions.length}, at least ${depth * 4}`);
+  assert.ok(
+    lostTransactions.length >= depth * 4,
+    `the replaced branch had transactions of its own: ${lostTransactions.length}, at least ${depth * 4}`,
+  );
   const lostSubjects: ChainSubjects = {
     addresses: replaced.deployed === null ? [] : [replaced.deployed],
     tokens: [],
@@ -411,7 +423,8 @@ async function reorgRound(
   );
   assert.equal(lostBlocks.rows[0]!.n, depth, 'the replaced blocks are kept as non-consensus');
   await assertNoRowsOfLostBlocks(live.db);
-  await assertTokenStateMatchesNode(live.db, liveSnapshot, subjects);}
+  await assertTokenStateMatchesNode(live.db, liveSnapshot, subjects);
+}
 
 for (const [round, depth] of depths.entries()) {
   test(`a reorg of depth ${depth} while following the head leaves every endpoint as a clean index of the final chain`, async () => {
@@ -441,7 +454,9 @@ test('the trace stage goes on to the new branch when blocks it was tracing lose 
     whileReverted: async () => {
       const warnings: string[] = [];
       live.traceStage = await startTracing(live.db, pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }));
-      await waitFor(async () => warnings.some((w) => w.includes('tracing blocks')), 'the trace stage fails to trace the replaced blocks', { timeoutMs: WAIT_MS });
+      await waitFor(async () => warnings.some((w) => w.includes('tracing blocks')), 'the trace stage fails to trace the replaced blocks', {
+        timeoutMs: WAIT_MS,
+      });
     },
   });
 });
@@ -455,10 +470,14 @@ test('a reorg deeper than maxReorgDepth stops the indexer with ReorgTooDeepError
     const snapshotId = await client.request<Hex>('evm_snapshot', []);
     const { alice, bob } = scenario.accounts;
     for (let i = 0; i < 4; i++) await mineBlock([{ from: alice, to: bob, value: BigInt(i + 1) }]);
-    await waitFor(async () => {
-      const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1');
-      return rows[0] !== undefined && `0x${rows[0].hash.toString('hex')}` === (await nodeHead()).hash;
-    }, 'the branch about to be replaced is indexed', { timeoutMs: WAIT_MS });
+    await waitFor(
+      async () => {
+        const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1');
+        return rows[0] !== undefined && `0x${rows[0].hash.toString('hex')}` === (await nodeHead()).hash;
+      },
+      'the branch about to be replaced is indexed',
+      { timeoutMs: WAIT_MS },
+    );
     const before = await snapshotDatabase(db.pool);
     assert.equal(await client.request<boolean>('evm_revert', [snapshotId]), true);
     for (let i = 0; i < 5; i++) await mineBlock([{ from: bob, to: alice, value: BigInt(i + 1) }]);

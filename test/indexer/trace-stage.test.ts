@@ -57,16 +57,27 @@ async function splitAmongMany({ contracts, accounts }: ScenarioResult): Promise<
   const transport = http(anvil.rpcUrl);
   const [first, second] = accounts.payees as [Address, Address];
   const hash = await createWalletClient({ transport }).writeContract({
-    address: contracts.caller, abi: DemoCaller.abi, functionName: 'split', chain: null, account: accounts.deployer,
-    args: [[...Array<Address>(60).fill(first), ...Array<Address>(50).fill(second)]], value: parseEther('1.1'),
+    address: contracts.caller,
+    abi: DemoCaller.abi,
+    functionName: 'split',
+    chain: null,
+    account: accounts.deployer,
+    args: [[...Array<Address>(60).fill(first), ...Array<Address>(50).fill(second)]],
+    value: parseEther('1.1'),
   });
   const receipt = await createPublicClient({ transport }).waitForTransactionReceipt({ hash, pollingInterval: 5 });
   assert.equal(receipt.status, 'success');
 }
 
 const stageOptions = (tracingClient: RpcClient = client): TraceStageOptions => ({
-  pool: db.pool, client: tracingClient, traceMethod: 'trace_block', logger: pino({ level: 'silent' }),
-  batchSize: 3, concurrency: 2, pollIntervalMs: 20, backoff: { initialMs: 10, maxMs: 100 },
+  pool: db.pool,
+  client: tracingClient,
+  traceMethod: 'trace_block',
+  logger: pino({ level: 'silent' }),
+  batchSize: 3,
+  concurrency: 2,
+  pollIntervalMs: 20,
+  backoff: { initialMs: 10, maxMs: 100 },
 });
 
 /** The client, recording how many trace_block calls each request it sends holds (a batch is one HTTP request). */
@@ -119,7 +130,11 @@ test('the trace stage stops part way and resumes where it stopped, tracing every
   await second.stop();
   assert.equal(second.tracedBlocks(), left);
   const { blockCallsPerRequest } = counting;
-  assert.equal(blockCallsPerRequest.reduce((sum, n) => sum + n, 0), total, 'each block asked once');
+  assert.equal(
+    blockCallsPerRequest.reduce((sum, n) => sum + n, 0),
+    total,
+    'each block asked once',
+  );
   assert.equal(Math.max(...blockCallsPerRequest), 3, 'the blocks of a batch asked in one request');
   const { rows } = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM internal_transactions');
   assert.equal(Number(rows[0]!.n), nodeTraces.filter((t) => t.type !== 'reward').length);
@@ -202,7 +217,9 @@ const served = (item: any) => ({
 });
 
 test('E7 lists the internal transactions of every address with either filter, across full pages', async () => {
-  const addresses = new Set(nodeTraces.flatMap((t) => [t.action.from, t.action.to, t.action.address, t.action.refundAddress, t.result?.address]));
+  const addresses = new Set(
+    nodeTraces.flatMap((t) => [t.action.from, t.action.to, t.action.address, t.action.refundAddress, t.result?.address]),
+  );
   let paged = 0;
   for (const address of [...addresses].filter((a): a is string => typeof a === 'string')) {
     for (const filter of [null, 'to', 'from'] as const) {
@@ -210,7 +227,8 @@ test('E7 lists the internal transactions of every address with either filter, ac
       assert.deepEqual(list.items.map(served), expectedInternalTransactions(address, filter), `${address} ${filter}`);
       for (const size of list.pageSizes.slice(0, -1)) assert.equal(size, 50);
       if (list.pageSizes.length > 1) paged++;
-      for (const next of list.nextPageParams) assert.deepEqual(Object.keys(next), ['block_number', 'index', 'items_count', 'transaction_index']);
+      for (const next of list.nextPageParams)
+        assert.deepEqual(Object.keys(next), ['block_number', 'index', 'items_count', 'transaction_index']);
     }
   }
   assert.ok(paged > 0, 'some address has more than one page');
@@ -220,10 +238,7 @@ test('E7 validates its parameters and answers an unknown address with an empty l
   const caller = scenario.contracts.caller;
   const bad = await api.get(`/api/v2/addresses/${caller}/internal-transactions?filter=sideways&block_number=1`);
   assert.equal(bad.status, 422);
-  assert.deepEqual(
-    bad.body.errors.map((e: any) => e.source.pointer).sort(),
-    ['/filter'],
-  );
+  assert.deepEqual(bad.body.errors.map((e: any) => e.source.pointer).sort(), ['/filter']);
   const partial = await api.get(`/api/v2/addresses/${caller}/internal-transactions?block_number=1`);
   assert.deepEqual(partial.body.errors.map((e: any) => e.source.pointer).sort(), ['/index', '/transaction_index']);
   const unknown = await api.get(`/api/v2/addresses/0x${'77'.repeat(20)}/internal-transactions`);
@@ -234,7 +249,10 @@ test('traces set the transaction error, has_error_in_internal_transactions and t
   const { items } = await collectList(api, '/api/v2/transactions');
   const byHash = new Map(items.map((t: any) => [t.hash, t]));
   const reverted = byHash.get(scenario.revertedTxHash);
-  assert.equal(reverted.result, nodeTraces.find((t) => t.transactionHash === scenario.revertedTxHash && t.traceAddress.length === 0)!.error);
+  assert.equal(
+    reverted.result,
+    nodeTraces.find((t) => t.transactionHash === scenario.revertedTxHash && t.traceAddress.length === 0)!.error,
+  );
   assert.notEqual(reverted.revert_reason, null);
   assert.equal(byHash.get(txHash('caller probe with caught inner revert')).has_error_in_internal_transactions, true);
   assert.equal(byHash.get(txHash('caller split ether among payees')).has_error_in_internal_transactions, false);

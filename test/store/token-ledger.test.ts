@@ -30,20 +30,22 @@ type Move = [token: Address, type: TokenType, from: Address, to: Address, amount
 function withTransfers(bundles: BlockBundle[], moves: Move[][]): BlockBundle[] {
   return bundles.map((bundle, i) => {
     const transaction = bundle.transactions[0]!;
-    const tokenTransfers: TokenTransferRecord[] = (moves[i] ?? []).map(([tokenAddress, tokenType, from, to, amount, tokenId], logIndex) => ({
-      blockHash: bundle.block.hash,
-      blockNumber: bundle.block.number,
-      transactionHash: transaction.hash,
-      transactionIndex: 0,
-      logIndex,
-      batchIndex: 0,
-      tokenAddress,
-      tokenType,
-      from,
-      to,
-      amount,
-      tokenId,
-    }));
+    const tokenTransfers: TokenTransferRecord[] = (moves[i] ?? []).map(
+      ([tokenAddress, tokenType, from, to, amount, tokenId], logIndex) => ({
+        blockHash: bundle.block.hash,
+        blockNumber: bundle.block.number,
+        transactionHash: transaction.hash,
+        transactionIndex: 0,
+        logIndex,
+        batchIndex: 0,
+        tokenAddress,
+        tokenType,
+        from,
+        to,
+        amount,
+        tokenId,
+      }),
+    );
     return { ...bundle, tokenTransfers };
   });
 }
@@ -75,32 +77,41 @@ const hex = (a: Address) => a.slice(2);
 
 test('balances, holder counts and owners follow the transfers, and a retraction moves them back', async () => {
   const chain = syntheticChain({ from: 1n, to: 3n, transactionsPerBlock: () => 1 });
-  await writeBlockBundles(db.pool, withTransfers(chain.slice(0, 2), [
-    [
-      [coin, 'ERC-20', zero, alice, 100n, null],
-      [art, 'ERC-721', zero, alice, 1n, 7n],
-      [items, 'ERC-1155', zero, alice, 5n, 1n],
-      [items, 'ERC-1155', zero, alice, 2n, 2n],
-    ],
-    [
-      [coin, 'ERC-20', alice, bob, 100n, null],
-    ],
-  ]));
+  await writeBlockBundles(
+    db.pool,
+    withTransfers(chain.slice(0, 2), [
+      [
+        [coin, 'ERC-20', zero, alice, 100n, null],
+        [art, 'ERC-721', zero, alice, 1n, 7n],
+        [items, 'ERC-1155', zero, alice, 5n, 1n],
+        [items, 'ERC-1155', zero, alice, 2n, 2n],
+      ],
+      [[coin, 'ERC-20', alice, bob, 100n, null]],
+    ]),
+  );
   const afterTwoBlocks = await balances();
-  assert.deepEqual(afterTwoBlocks, [
-    `${hex(alice)} ${hex(art)} 1`,
-    `${hex(alice)} ${hex(items)} 1 5`,
-    `${hex(alice)} ${hex(items)} 2 2`,
-    `${hex(bob)} ${hex(coin)} 100`,
-  ].sort());
+  assert.deepEqual(
+    afterTwoBlocks,
+    [
+      `${hex(alice)} ${hex(art)} 1`,
+      `${hex(alice)} ${hex(items)} 1 5`,
+      `${hex(alice)} ${hex(items)} 2 2`,
+      `${hex(bob)} ${hex(coin)} 100`,
+    ].sort(),
+  );
   assert.deepEqual(await tokenRows(), [`${hex(art)} ERC-721 1`, `${hex(coin)} ERC-20 1`, `${hex(items)} ERC-1155 1`].sort());
   assert.equal(await owner(art, 7n), alice);
 
-  await writeBlockBundles(db.pool, withTransfers(chain.slice(2), [[
-    [art, 'ERC-721', alice, bob, 1n, 7n],
-    [items, 'ERC-1155', alice, bob, 5n, 1n],
-    [coin, 'ERC-20', bob, zero, 40n, null],
-  ]]));
+  await writeBlockBundles(
+    db.pool,
+    withTransfers(chain.slice(2), [
+      [
+        [art, 'ERC-721', alice, bob, 1n, 7n],
+        [items, 'ERC-1155', alice, bob, 5n, 1n],
+        [coin, 'ERC-20', bob, zero, 40n, null],
+      ],
+    ]),
+  );
   assert.equal(await owner(art, 7n), bob);
   assert.deepEqual(await tokenRows(), [`${hex(art)} ERC-721 1`, `${hex(coin)} ERC-20 1`, `${hex(items)} ERC-1155 2`].sort());
 
@@ -117,32 +128,43 @@ test('balances, holder counts and owners follow the transfers, and a retraction 
 
 test('batches written out of order leave each NFT with the owner of its latest transfer', async () => {
   const chain = syntheticChain({ from: 40n, to: 41n, transactionsPerBlock: () => 1, salt: 'out-of-order' });
-  const [earlier, later] = withTransfers(chain, [
-    [[art, 'ERC-721', zero, alice, 1n, 9n]],
-    [[art, 'ERC-721', alice, bob, 1n, 9n]],
-  ]);
+  const [earlier, later] = withTransfers(chain, [[[art, 'ERC-721', zero, alice, 1n, 9n]], [[art, 'ERC-721', alice, bob, 1n, 9n]]]);
   await writeBlockBundles(db.pool, [later!]);
   await writeBlockBundles(db.pool, [earlier!]);
   assert.equal(await owner(art, 9n), bob);
   const rows = await balances();
   assert.ok(rows.includes(`${hex(bob)} ${hex(art)} 1`), `bob holds the NFT; the balances: ${rows.join('; ')}`);
-  assert.deepEqual(rows.filter((row) => row.startsWith(`${hex(alice)} ${hex(art)}`)), [], 'alice holds none of it');
+  assert.deepEqual(
+    rows.filter((row) => row.startsWith(`${hex(alice)} ${hex(art)}`)),
+    [],
+    'alice holds none of it',
+  );
 });
 
 test('mints and burns mark a token for a supply refresh; the refresh clears only the mark it read under', async () => {
   const gold = syntheticAddress('gold');
   const chain = syntheticChain({ from: 60n, to: 63n, transactionsPerBlock: () => 1, salt: 'supply' });
   const bundles = withTransfers(chain, [
-    [[gold, 'ERC-20', zero, alice, 10n, null], [items, 'ERC-1155', zero, alice, 1n, 5n]],
+    [
+      [gold, 'ERC-20', zero, alice, 10n, null],
+      [items, 'ERC-1155', zero, alice, 1n, 5n],
+    ],
     [[gold, 'ERC-20', alice, bob, 4n, null]],
     [[gold, 'ERC-20', bob, zero, 1n, null]],
     [[gold, 'ERC-20', alice, bob, 1n, null]],
   ]);
   const mark = async (token: Address) =>
-    (await db.pool.query<{ mark: string | null }>('SELECT supply_mark::text AS mark FROM tokens WHERE address = $1', [Buffer.from(hex(token), 'hex')]))
-      .rows[0]!.mark;
+    (
+      await db.pool.query<{ mark: string | null }>('SELECT supply_mark::text AS mark FROM tokens WHERE address = $1', [
+        Buffer.from(hex(token), 'hex'),
+      ])
+    ).rows[0]!.mark;
   const supply = async () =>
-    (await db.pool.query<{ s: string | null }>('SELECT total_supply::text AS s FROM tokens WHERE address = $1', [Buffer.from(hex(gold), 'hex')])).rows[0]!.s;
+    (
+      await db.pool.query<{ s: string | null }>('SELECT total_supply::text AS s FROM tokens WHERE address = $1', [
+        Buffer.from(hex(gold), 'hex'),
+      ])
+    ).rows[0]!.s;
   const goldMark = async () => (await findTokensWithSupplyMarks(db.pool, 10)).find((t) => t.address === gold);
   // Only tokens read once are refreshed; the metadata stage's first read covers the others.
   await writeBlockBundles(db.pool, bundles.slice(0, 2));
@@ -174,24 +196,39 @@ test('mints and burns mark a token for a supply refresh; the refresh clears only
 test('NFT metadata read before a retraction is not saved over the request the retraction makes', async () => {
   const relic = syntheticAddress('relic');
   const chain = syntheticChain({ from: 90n, to: 91n, transactionsPerBlock: () => 1, salt: 'metadata-marks' });
-  const [minted, moved] = withTransfers(chain, [[[relic, 'ERC-721', zero, alice, 1n, 1n], [relic, 'ERC-721', zero, alice, 1n, 2n]], [[relic, 'ERC-721', alice, bob, 1n, 1n]]]);
+  const [minted, moved] = withTransfers(chain, [
+    [
+      [relic, 'ERC-721', zero, alice, 1n, 1n],
+      [relic, 'ERC-721', zero, alice, 1n, 2n],
+    ],
+    [[relic, 'ERC-721', alice, bob, 1n, 1n]],
+  ]);
   const pendingIds = async () => (await findInstancesWithoutMetadata(db.pool, 1_000)).filter((i) => i.token === relic);
   const saveRead = (instances: PendingInstance[]) =>
-    saveInstanceMetadata(db.pool, instances.map((i) => ({ ...i, tokenUri: null, metadata: null, error: 'read from the branch that lost' })));
+    saveInstanceMetadata(
+      db.pool,
+      instances.map((i) => ({ ...i, tokenUri: null, metadata: null, error: 'read from the branch that lost' })),
+    );
 
   await writeBlockBundles(db.pool, [minted!, moved!]);
   const [read1, read2] = await pendingIds();
   // A retraction of id 1's later transfer asks for its metadata again; id 2 is untouched.
   assert.equal(await retractBlocksFrom(db.pool, 91n), 1);
   await saveRead([read1!, read2!]);
-  assert.deepEqual((await pendingIds()).map((i) => i.id), [1n]);
+  assert.deepEqual(
+    (await pendingIds()).map((i) => i.id),
+    [1n],
+  );
 
   // A retraction that deletes the id, and a block that creates it again.
   const [reread] = await pendingIds();
   assert.equal(await retractBlocksFrom(db.pool, 90n), 1);
   await writeBlockBundles(db.pool, [minted!]);
   await saveRead([reread!]);
-  assert.deepEqual((await pendingIds()).map((i) => i.id), [1n, 2n]);
+  assert.deepEqual(
+    (await pendingIds()).map((i) => i.id),
+    [1n, 2n],
+  );
 
   // A read started after the last request is saved.
   await saveRead(await pendingIds());
@@ -208,12 +245,21 @@ async function listedInPages(holder: Address, pageSize: number): Promise<string[
   for (;;) {
     const rows = await listTokenBalances(db.pool, holder, [], after, pageSize);
     for (const row of rows.map((r) => `${r.token.name ?? '-'} ${r.token.type} ${hex(r.token.address)} ${r.tokenId ?? '-'} ${r.value}`)) {
-      assert.ok(!listed.includes(row), `the page after ${JSON.stringify(after, (_, v) => (typeof v === 'bigint' ? `${v}` : v))} lists again: ${row}\nlisted before: ${listed.join('; ')}`);
+      assert.ok(
+        !listed.includes(row),
+        `the page after ${JSON.stringify(after, (_, v) => (typeof v === 'bigint' ? `${v}` : v))} lists again: ${row}\nlisted before: ${listed.join('; ')}`,
+      );
       listed.push(row);
     }
     if (rows.length < pageSize) return listed;
     const last = rows.at(-1)!;
-    after = { value: last.value, tokenName: last.token.name, tokenType: last.token.type, tokenAddress: last.token.address, tokenId: last.tokenId };
+    after = {
+      value: last.value,
+      tokenName: last.token.name,
+      tokenType: last.token.type,
+      tokenAddress: last.token.address,
+      tokenId: last.tokenId,
+    };
   }
 }
 
@@ -228,7 +274,8 @@ async function staleBalanceRows(): Promise<string[]> {
 }
 
 const holdersCount = async (token: Address) =>
-  (await db.pool.query<{ n: string }>('SELECT holders_count::text AS n FROM tokens WHERE address = $1', [Buffer.from(hex(token), 'hex')])).rows[0]!.n;
+  (await db.pool.query<{ n: string }>('SELECT holders_count::text AS n FROM tokens WHERE address = $1', [Buffer.from(hex(token), 'hex')]))
+    .rows[0]!.n;
 
 test("balance rows follow their token's name and type: E1 pages in name order, and a retraction keeps them", async () => {
   const holder = syntheticAddress('e1-holder');
@@ -254,7 +301,13 @@ test("balance rows follow their token's name and type: E1 pages in name order, a
   await writeBlockBundles(db.pool, bundles.slice(0, 1));
   const metadata = (name: string) => ({ name, symbol: null, decimals: null, totalSupply: null });
   // Names that sort against the addresses' order, saved after the balances exist.
-  await saveTokenMetadata(db.pool, new Map([[named, metadata('beta')], [renamed, metadata('alpha')]]));
+  await saveTokenMetadata(
+    db.pool,
+    new Map([
+      [named, metadata('beta')],
+      [renamed, metadata('alpha')],
+    ]),
+  );
   await writeBlockBundles(db.pool, bundles.slice(1));
   assert.deepEqual(await staleBalanceRows(), []);
 
@@ -303,8 +356,14 @@ test('the balance rows and holder counts do not depend on how blocks are grouped
   ];
   const together = syntheticAddress('grouped together');
   const apart = syntheticAddress('grouped apart');
-  await writeBlockBundles(db.pool, withTransfers(syntheticChain({ from: 100n, to: 102n, transactionsPerBlock: () => 1, salt: 'together' }), moves(together)));
-  for (const bundle of withTransfers(syntheticChain({ from: 110n, to: 112n, transactionsPerBlock: () => 1, salt: 'apart' }), moves(apart))) {
+  await writeBlockBundles(
+    db.pool,
+    withTransfers(syntheticChain({ from: 100n, to: 102n, transactionsPerBlock: () => 1, salt: 'together' }), moves(together)),
+  );
+  for (const bundle of withTransfers(
+    syntheticChain({ from: 110n, to: 112n, transactionsPerBlock: () => 1, salt: 'apart' }),
+    moves(apart),
+  )) {
     await writeBlockBundles(db.pool, [bundle]);
   }
   const expected = [`${hex(alice)} 0 1`, `${hex(bob)} 0 1`, `${hex(carol)} 10 1`].sort();

@@ -29,9 +29,7 @@ test('writes blocks, transactions and withdrawals, and reads back exact values',
   await writeBlockBundles(db.pool, bundles);
   assert.equal(await count('SELECT count(*) AS n FROM blocks WHERE consensus'), 5);
   assert.equal(await count('SELECT count(*) AS n FROM transactions'), 1 + 2 + 0 + 1 + 2);
-  const { rows } = await db.pool.query(
-    "SELECT amount::text, encode(address, 'hex') AS address FROM withdrawals WHERE index = 7",
-  );
+  const { rows } = await db.pool.query("SELECT amount::text, encode(address, 'hex') AS address FROM withdrawals WHERE index = 7");
   assert.deepEqual(rows, [{ amount: '15404464000000000', address: '00000000000000000000000000000000000000aa' }]);
   const block = (await db.pool.query("SELECT timestamp, encode(hash, 'hex') AS hash, uncles FROM blocks WHERE number = 12")).rows[0];
   assert.equal(block.timestamp.toISOString(), new Date(Number(bundles[2]!.block.timestamp) * 1000).toISOString());
@@ -66,7 +64,10 @@ test('records created contracts and log emitters as contracts, once', async () =
   const contract = '0x00000000000000000000000000000000000000cc' as const;
   bundle!.addresses.push({ hash: contract, isContract: true }, { hash: contract, isContract: true });
   await writeBlockBundles(db.pool, [bundle!]);
-  assert.equal(await count("SELECT count(*) AS n FROM addresses WHERE is_contract AND hash = '\\x00000000000000000000000000000000000000cc'"), 1);
+  assert.equal(
+    await count("SELECT count(*) AS n FROM addresses WHERE is_contract AND hash = '\\x00000000000000000000000000000000000000cc'"),
+    1,
+  );
 });
 
 test('retracting blocks keeps them as non-consensus and removes what was derived from them', async () => {

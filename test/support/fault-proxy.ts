@@ -107,12 +107,22 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const forward = (body: Buffer): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> =>
     new Promise((resolve, reject) => {
       const upstream = httpRequest(
-        { hostname: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json' } },
+        {
+          hostname: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () =>
-            resolve({ status: response.statusCode ?? 502, headers: { 'content-type': response.headers['content-type'] ?? 'application/json' }, body: Buffer.concat(chunks) }),
+            resolve({
+              status: response.statusCode ?? 502,
+              headers: { 'content-type': response.headers['content-type'] ?? 'application/json' },
+              body: Buffer.concat(chunks),
+            }),
           );
           response.on('error', reject);
         },
@@ -138,12 +148,16 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         return;
       case 'http-429':
         injected[fault] += 1;
-        response.writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(options.retryAfterSeconds ?? 1) }).end('Too Many Requests');
+        response
+          .writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(options.retryAfterSeconds ?? 1) })
+          .end('Too Many Requests');
         return;
       case 'http-502':
       case 'http-503':
         injected[fault] += 1;
-        response.writeHead(fault === 'http-502' ? 502 : 503, { 'content-type': 'text/plain' }).end(fault === 'http-502' ? 'Bad Gateway' : 'Service Unavailable');
+        response
+          .writeHead(fault === 'http-502' ? 502 : 503, { 'content-type': 'text/plain' })
+          .end(fault === 'http-502' ? 'Bad Gateway' : 'Service Unavailable');
         return;
       case 'malformed-json':
         injected[fault] += 1;

@@ -1,12 +1,6 @@
 import { getAddress } from 'viem';
 import type { RpcReceipt, RpcTransaction } from '../../src/chain/rpc-types.js';
-import {
-  type ExpectedAddressInfo,
-  expectedAddressInfo,
-  expectedPercentage,
-  expectedTimestamp,
-  knownMethodNames,
-} from './expected-json.js';
+import { type ExpectedAddressInfo, expectedAddressInfo, expectedPercentage, expectedTimestamp, knownMethodNames } from './expected-json.js';
 import { loadMainnetBlock18000000 } from './mainnet-fixtures.js';
 
 // What the API serves for mainnet block 18,000,000 once it is indexed, computed from the recording alone
@@ -169,7 +163,13 @@ const tokenTransferTopics = [
 
 /** The contracts that emitted a token transfer in the block: the tokens indexing it knows. */
 function tokenContracts(): Set<string> {
-  return new Set(block.transactions.flatMap((tx) => receiptOf(tx).logs.filter(isTokenTransferLog).map((log) => log.address)));
+  return new Set(
+    block.transactions.flatMap((tx) =>
+      receiptOf(tx)
+        .logs.filter(isTokenTransferLog)
+        .map((log) => log.address),
+    ),
+  );
 }
 
 /** ERC-20 Transfer has 3 topics and a one-word value, ERC-721 Transfer 4 topics; ERC-1155's events 4. */

@@ -125,5 +125,5 @@ export function assertEveryEndpointValidated(servedPaths: readonly string[]): vo
     const template = operationForRoute(url);
     return template === undefined || !validatedOperations.has(template);
   });
-  assert.deepEqual(unchecked, [], 'endpoints served but never checked against Blockscout\'s schema with a 200');
+  assert.deepEqual(unchecked, [], "endpoints served but never checked against Blockscout's schema with a 200");
 }

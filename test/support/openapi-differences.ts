@@ -45,7 +45,8 @@ export const differences: Difference[] = [
     "the spec types Block uncles_hashes an array of strings (Blockscout's schema: objects with a hash)",
   ),
   {
-    reason: "the spec names block reward types by Blockscout's block page labels (Miner Reward, Emission Reward, Chore Reward, Uncle Reward)",
+    reason:
+      "the spec names block reward types by Blockscout's block page labels (Miner Reward, Emission Reward, Chore Reward, Uncle Reward)",
     apply: (document) => {
       schemaOf(document, 'Block').properties.rewards.items.properties.type = {
         type: 'string',

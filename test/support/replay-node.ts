@@ -35,10 +35,7 @@ export interface ReplayNode {
  * may hold the JSON-RPC error the node answered instead of a result.
  * `faults` are played in order, one per HTTP request, before the node starts answering.
  */
-export async function startReplayNode(
-  recordings: readonly Recording[],
-  options: { faults?: readonly Fault[] } = {},
-): Promise<ReplayNode> {
+export async function startReplayNode(recordings: readonly Recording[], options: { faults?: readonly Fault[] } = {}): Promise<ReplayNode> {
   const faults = [...(options.faults ?? [])];
   const requests: ReceivedCall[] = [];
   const httpRequests: { calls: number; batch: boolean }[] = [];

@@ -108,11 +108,7 @@ export async function startSextant(env: Record<string, string>, timeoutMs = 60_0
  * Runs `sextant start` until `settled` says the work is done (`sextant index` ends once blocks and
  * traces are in, before the token stages are done), then stops it.
  */
-export async function runUntilSettled(
-  env: Record<string, string>,
-  settled: () => Promise<boolean>,
-  timeoutMs = 240_000,
-): Promise<void> {
+export async function runUntilSettled(env: Record<string, string>, settled: () => Promise<boolean>, timeoutMs = 240_000): Promise<void> {
   const sextant = await startSextant(env, timeoutMs);
   const waited = await waitFor(settled, `sextant settled:\n${sextant.output()}`, { timeoutMs, intervalMs: 100 }).then(
     () => null,

@@ -85,8 +85,12 @@ async function sendBatches(rpcUrl: string, scenario: ScenarioResult): Promise<vo
     // anvil mines each transaction as it comes: a receipt missing after 30 s is a transaction left in
     // its pool, which the pool's status shows.
     await client.waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: RECEIPT_TIMEOUT_MS }).catch(async (error: unknown) => {
-      const pool = await createRpcClient({ url: rpcUrl }).request<unknown>('txpool_status', []).catch((e: unknown) => String(e));
-      throw new Error(`${what} (${hash}) was not mined within ${RECEIPT_TIMEOUT_MS} ms; anvil's pool: ${JSON.stringify(pool)}`, { cause: error });
+      const pool = await createRpcClient({ url: rpcUrl })
+        .request<unknown>('txpool_status', [])
+        .catch((e: unknown) => String(e));
+      throw new Error(`${what} (${hash}) was not mined within ${RECEIPT_TIMEOUT_MS} ms; anvil's pool: ${JSON.stringify(pool)}`, {
+        cause: error,
+      });
     });
   }
 }
@@ -113,20 +117,57 @@ async function nodeTransfers(client: RpcClient): Promise<NodeTransfer[]> {
     }
     const args = event.args as Record<string, unknown>;
     if (event.eventName === 'Transfer' && 'tokenId' in args) {
-      transfers.push({ ...position, batchIndex: 0, type: 'ERC-721', from: args.from as Address, to: args.to as Address, tokenId: args.tokenId as bigint, value: 1n });
+      transfers.push({
+        ...position,
+        batchIndex: 0,
+        type: 'ERC-721',
+        from: args.from as Address,
+        to: args.to as Address,
+        tokenId: args.tokenId as bigint,
+        value: 1n,
+      });
     } else if (event.eventName === 'Transfer') {
-      transfers.push({ ...position, batchIndex: 0, type: 'ERC-20', from: args.from as Address, to: args.to as Address, tokenId: null, value: args.value as bigint });
+      transfers.push({
+        ...position,
+        batchIndex: 0,
+        type: 'ERC-20',
+        from: args.from as Address,
+        to: args.to as Address,
+        tokenId: null,
+        value: args.value as bigint,
+      });
     } else if (event.eventName === 'TransferSingle') {
-      transfers.push({ ...position, batchIndex: 0, type: 'ERC-1155', from: args.from as Address, to: args.to as Address, tokenId: args.id as bigint, value: args.value as bigint });
+      transfers.push({
+        ...position,
+        batchIndex: 0,
+        type: 'ERC-1155',
+        from: args.from as Address,
+        to: args.to as Address,
+        tokenId: args.id as bigint,
+        value: args.value as bigint,
+      });
     } else if (event.eventName === 'TransferBatch') {
       const ids = args.ids as bigint[];
       const values = args.values as bigint[];
       for (const [batchIndex, id] of ids.entries()) {
-        transfers.push({ ...position, batchIndex, type: 'ERC-1155', from: args.from as Address, to: args.to as Address, tokenId: id, value: values[batchIndex]! });
+        transfers.push({
+          ...position,
+          batchIndex,
+          type: 'ERC-1155',
+          from: args.from as Address,
+          to: args.to as Address,
+          tokenId: id,
+          value: values[batchIndex]!,
+        });
       }
     }
   }
-  return transfers.map((t) => ({ ...t, token: t.token.toLowerCase() as Address, from: t.from.toLowerCase() as Address, to: t.to.toLowerCase() as Address }));
+  return transfers.map((t) => ({
+    ...t,
+    token: t.token.toLowerCase() as Address,
+    from: t.from.toLowerCase() as Address,
+    to: t.to.toLowerCase() as Address,
+  }));
 }
 
 /** The chain above on a new anvil; if it cannot be set up, anvil is stopped (else the test file would never end). */

@@ -5,7 +5,16 @@ import { blockBatches } from '../../src/indexer/blocks/block-batches.js';
 // How the indexer splits the ranges it is missing into batches (src/indexer/block-batches.ts).
 
 test('each range is cut into runs of at most `size` consecutive numbers, ascending; a batch never spans two ranges', () => {
-  const batches = [...blockBatches([{ from: 0n, to: 6n }, { from: 10n, to: 10n }, { from: 12n, to: 14n }], 3)];
+  const batches = [
+    ...blockBatches(
+      [
+        { from: 0n, to: 6n },
+        { from: 10n, to: 10n },
+        { from: 12n, to: 14n },
+      ],
+      3,
+    ),
+  ];
   assert.deepEqual(batches, [[0n, 1n, 2n], [3n, 4n, 5n], [6n], [10n], [12n, 13n, 14n]]);
 });
 

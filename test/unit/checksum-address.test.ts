@@ -10,7 +10,7 @@ test('checksumAddress gives the EIP-55 form viem gives, for the same address ask
     let hex = '';
     for (let j = 0; j < 40; j++) {
       seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      hex += (seed >> 16 & 15).toString(16);
+      hex += ((seed >> 16) & 15).toString(16);
     }
     addresses.push(`0x${hex}`);
   }

@@ -53,7 +53,9 @@ test('block 18,000,000: header, 94 transactions in order, their types and status
     [16, 27],
   );
   assert.deepEqual(
-    transactions.filter((transaction) => transaction.blockTimestamp !== 0x64ea268fn).map(({ hash, blockTimestamp }) => ({ hash, blockTimestamp })),
+    transactions
+      .filter((transaction) => transaction.blockTimestamp !== 0x64ea268fn)
+      .map(({ hash, blockTimestamp }) => ({ hash, blockTimestamp })),
     [],
     'transactions without the block timestamp',
   );
@@ -149,7 +151,11 @@ test('block 18,000,000: logs, the created contract and the contract addresses', 
   expected.add('0x0a82fc64ecfd6669899857ae3bb4c85398721fdd');
   assert.equal(addresses.length, expected.size);
   assert.deepEqual(new Set(addresses.map((address) => address.hash)), expected);
-  assert.deepEqual(addresses.filter((address) => !address.isContract), [], 'log emitters not marked as contracts');
+  assert.deepEqual(
+    addresses.filter((address) => !address.isContract),
+    [],
+    'log emitters not marked as contracts',
+  );
 });
 
 test('hashes and addresses are lowercased', () => {
@@ -176,7 +182,9 @@ test('a block before London and Byzantium: no base fee, nothing burnt, no receip
   assert.equal(block.withdrawalsCount, 0);
   assert.deepEqual(withdrawals, []);
   assert.deepEqual(
-    transactions.filter((transaction) => !(transaction.status === null && transaction.to === null)).map(({ hash, status, to }) => ({ hash, status, to })),
+    transactions
+      .filter((transaction) => !(transaction.status === null && transaction.to === null))
+      .map(({ hash, status, to }) => ({ hash, status, to })),
     [],
     'transactions with a receipt status or a recipient',
   );
@@ -194,7 +202,9 @@ test('legacy transactions under a base fee: their tip is the price above it', ()
   const gasUsed = raw.receipts.reduce((sum, receipt) => sum + BigInt(receipt.gasUsed), 0n);
   // Every transaction paid 0x1a21398 per gas: one wei above the base fee.
   assert.deepEqual(
-    transactions.filter((transaction) => !(transaction.type === 0 && transaction.gasPrice === 0x1a21398n)).map(({ hash, type, gasPrice }) => ({ hash, type, gasPrice })),
+    transactions
+      .filter((transaction) => !(transaction.type === 0 && transaction.gasPrice === 0x1a21398n))
+      .map(({ hash, type, gasPrice }) => ({ hash, type, gasPrice })),
     [],
     'transactions not legacy at 0x1a21398 per gas',
   );

@@ -56,7 +56,9 @@ test('50 rows or fewer are the last page: no next_page_params', () => {
 test('next_page_params carries items_count only for the lists whose spec lists it', () => {
   const transfers = Array.from({ length: 51 }, (_, i) => ({ blockNumber: 70, logIndex: 3, batchIndex: 50 - i }));
   assert.deepEqual(tokenTransfersKeyset.page(transfers).nextPageParams, { block_number: 70, index: 3, batch_index: 1 });
-  const collections = Array.from({ length: 51 }, (_, i) => ({ token: { address: `0x${i.toString(16).padStart(40, '0')}` as const, type: 'ERC-721' } }));
+  const collections = Array.from({ length: 51 }, (_, i) => ({
+    token: { address: `0x${i.toString(16).padStart(40, '0')}` as const, type: 'ERC-721' },
+  }));
   // Row 50 (i = 49 = 0x31).
   assert.deepEqual(nftCollectionsKeyset.page(collections).nextPageParams, {
     token_contract_address_hash: '0x0000000000000000000000000000000000000031',
@@ -81,7 +83,11 @@ test('every member sent back is a keyset', () => {
     transactionIndex: 4,
     index: 0,
   });
-  assert.deepEqual(tokenTransfersKeyset.parse({ block_number: 70, index: 3, batch_index: 1 }), { blockNumber: 70, logIndex: 3, batchIndex: 1 });
+  assert.deepEqual(tokenTransfersKeyset.parse({ block_number: 70, index: 3, batch_index: 1 }), {
+    blockNumber: 70,
+    logIndex: 3,
+    batchIndex: 1,
+  });
   assert.deepEqual(blocksValidatedKeyset.parse({ block_number: 451 }), { blockNumber: 451 });
   assert.deepEqual(withdrawalsKeyset.parse({ index: Number.MAX_SAFE_INTEGER }), { index: 9_007_199_254_740_991 });
 });
@@ -102,16 +108,24 @@ test('a partial set of members is a 422 naming each missing member, in the order
   // E4's keyset needs token_id too, though it does not use it.
   assert.throws(() => instanceTransfersKeyset.parse({ block_number: 70, index: 3, batch_index: 1 }), {
     name: 'InvalidParametersError',
-    invalid: [{ param: 'token_id', detail: 'Missing: the members of next_page_params (block_number, index, batch_index, token_id) are sent back together.' }],
+    invalid: [
+      {
+        param: 'token_id',
+        detail: 'Missing: the members of next_page_params (block_number, index, batch_index, token_id) are sent back together.',
+      },
+    ],
   });
-  assert.throws(() => tokenBalancesKeyset.parse({ value: '1' }), (error: unknown) => {
-    assert.ok(error instanceof InvalidParametersError, `expected an InvalidParametersError, got ${String(error)}`);
-    assert.deepEqual(
-      error.invalid.map((i) => i.param),
-      ['token_name', 'token_type', 'token_contract_address_hash', 'token_id'],
-    );
-    return true;
-  });
+  assert.throws(
+    () => tokenBalancesKeyset.parse({ value: '1' }),
+    (error: unknown) => {
+      assert.ok(error instanceof InvalidParametersError, `expected an InvalidParametersError, got ${String(error)}`);
+      assert.deepEqual(
+        error.invalid.map((i) => i.param),
+        ['token_name', 'token_type', 'token_contract_address_hash', 'token_id'],
+      );
+      return true;
+    },
+  );
 });
 
 test('hashes and addresses sent back in any case become lowercase keysets', () => {
@@ -187,7 +201,10 @@ test('E4: next_page_params carries the instance token_id as text; the keyset is 
 });
 
 test('every list reads back the keyset of the row its next_page_params came from', () => {
-  const pending = Array.from({ length: 51 }, (_, i) => ({ insertedAt: `2024-05-01T12:00:${String(59 - i).padStart(2, '0')}.000001Z`, hash: `0x${String(i).padStart(64, '0')}` }));
+  const pending = Array.from({ length: 51 }, (_, i) => ({
+    insertedAt: `2024-05-01T12:00:${String(59 - i).padStart(2, '0')}.000001Z`,
+    hash: `0x${String(i).padStart(64, '0')}`,
+  }));
   assert.deepEqual(pendingTransactionsKeyset.parse(pendingTransactionsKeyset.page(pending).nextPageParams!), {
     insertedAt: '2024-05-01T12:00:10.000001Z',
     hash: `0x${'0'.repeat(62)}49`,

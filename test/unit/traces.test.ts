@@ -14,7 +14,11 @@ const readJson = (url: URL): any => JSON.parse(readFileSync(url, 'utf8'));
 const pairs = ['block_with_create', 'block_with_error', 'block_with_subtraces', 'block_with_suicide'].map((name) => {
   const files = readdirSync(new URL(`${name}/`, etlDir));
   const read = (prefix: string) => readJson(new URL(`${name}/${files.find((f) => f.startsWith(prefix))!}`, etlDir)).result;
-  return { name, parity: read('web3_response.trace_block_') as any[], callTracer: read('web3_response.debug_traceBlockByNumber_') as any[] };
+  return {
+    name,
+    parity: read('web3_response.trace_block_') as any[],
+    callTracer: read('web3_response.debug_traceBlockByNumber_') as any[],
+  };
 });
 
 /**

@@ -18,9 +18,12 @@ test('takes async conditions', async () => {
 
 test('fails after the deadline, naming what it waited for', async () => {
   const started = Date.now();
-  await assert.rejects(waitFor(() => false, 'the impossible', { timeoutMs: 50, intervalMs: 5 }), {
-    message: 'timed out after 50 ms waiting until the impossible',
-  });
+  await assert.rejects(
+    waitFor(() => false, 'the impossible', { timeoutMs: 50, intervalMs: 5 }),
+    {
+      message: 'timed out after 50 ms waiting until the impossible',
+    },
+  );
   const elapsed = Date.now() - started;
   assert.ok(elapsed >= 50, `gave up after ${elapsed} ms, before the deadline`);
 });
@@ -28,7 +31,11 @@ test('fails after the deadline, naming what it waited for', async () => {
 test('a message given as a function is read at the deadline, to say how far things got', async () => {
   let left = 10;
   await assert.rejects(
-    waitFor(() => --left < 0 && false, () => `every row is read (${left} left)`, { timeoutMs: 30, intervalMs: 1 }),
+    waitFor(
+      () => --left < 0 && false,
+      () => `every row is read (${left} left)`,
+      { timeoutMs: 30, intervalMs: 1 },
+    ),
     (error: unknown) => {
       assert.ok(error instanceof Error, String(error));
       assert.match(error.message, /^timed out after 30 ms waiting until every row is read \(-?\d+ left\)$/);

@@ -40,9 +40,7 @@ export const addressTokenTransfersRoute: ApiRoute = (app, { db }) => {
         types,
         token: (query.token?.toLowerCase() as Hex | undefined) ?? null,
       };
-      const { items, nextPageParams } = tokenTransfersKeyset.page(
-        await listAddressTokenTransfers(db, address, filters, after, fetchSize),
-      );
+      const { items, nextPageParams } = tokenTransfersKeyset.page(await listAddressTokenTransfers(db, address, filters, after, fetchSize));
       return { items: items.map(tokenTransferView), next_page_params: nextPageParams };
     },
   );

@@ -38,9 +38,7 @@ export const tokenInstanceTransfersRoute: ApiRoute = (app, { db, instanceTransfe
       if (token === null || token.type === 'ERC-20') throw new NotFoundError();
       void reply.header('deprecation', deprecation);
       if (instanceTransfersSuccessorUrl !== null) {
-        const successor = instanceTransfersSuccessorUrl
-          .replaceAll('{address_hash}', address)
-          .replaceAll('{id}', request.params.id);
+        const successor = instanceTransfersSuccessorUrl.replaceAll('{address_hash}', address).replaceAll('{id}', request.params.id);
         void reply.header('link', `<${successor}>; rel="successor-version"`);
       }
       const { items, nextPageParams } = instanceTransfersKeyset.page(

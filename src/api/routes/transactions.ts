@@ -18,9 +18,7 @@ const methodNames = Object.keys(knownMethodSelectors).join(', ');
 const Querystring = Type.Object({
   filter: Type.Optional(Type.String({ description: 'validated (the default) or pending' })),
   type: Type.Optional(Type.String({ description: `a comma-separated list of ${transactionKinds.join(', ')}` })),
-  method: Type.Optional(
-    Type.String({ description: `a comma-separated list of method names (${methodNames}) or 4-byte selectors` }),
-  ),
+  method: Type.Optional(Type.String({ description: `a comma-separated list of method names (${methodNames}) or 4-byte selectors` })),
   ...transactionsKeyset.querystring,
   ...pendingTransactionsKeyset.querystring,
 });
@@ -43,19 +41,14 @@ export const transactionsRoute: ApiRoute = (app, { db }) => {
 
     if (filter === 'pending') {
       const after = pendingTransactionsKeyset.parse(query);
-      const { items, nextPageParams } = pendingTransactionsKeyset.page(
-        await listPendingTransactions(db, filters, after, fetchSize),
-      );
+      const { items, nextPageParams } = pendingTransactionsKeyset.page(await listPendingTransactions(db, filters, after, fetchSize));
       // Confirmations and their timing do not apply to pool transactions.
       const timing = { head: null, averageBlockTimeMs: null };
       return { items: items.map((item) => transactionView(item, timing)), next_page_params: nextPageParams };
     }
 
     const after = transactionsKeyset.parse(query);
-    const [timing, fetched] = await Promise.all([
-      readChainTiming(db),
-      listMinedTransactions(db, filters, after, fetchSize),
-    ]);
+    const [timing, fetched] = await Promise.all([readChainTiming(db), listMinedTransactions(db, filters, after, fetchSize)]);
     const { items, nextPageParams } = transactionsKeyset.page(fetched);
     return { items: items.map((item) => transactionView(item, timing)), next_page_params: nextPageParams };
   });

@@ -67,8 +67,7 @@ export function blockView(item: BlockItem): Block {
     excess_blob_gas: decimal(item.excessBlobGas),
     extra_data: item.extraData,
     gas_limit: item.gasLimit.toString(),
-    gas_target_percentage:
-      item.gasLimit === 0n ? 0 : percentageAboveTarget(item.gasUsed, item.gasLimit, elasticityMultiplier),
+    gas_target_percentage: item.gasLimit === 0n ? 0 : percentageAboveTarget(item.gasUsed, item.gasLimit, elasticityMultiplier),
     gas_used: item.gasUsed.toString(),
     gas_used_percentage: item.gasLimit === 0n ? 0 : percentage(item.gasUsed, item.gasLimit),
     hash: item.hash,

@@ -41,10 +41,23 @@ export const RawTraceEntrySchema = Type.Object({
 function action(frame: InternalTransactionRecord): Static<typeof ActionSchema> {
   switch (frame.type) {
     case 'call':
-      return { callType: frame.callType, from: frame.from, gas: hexQuantity(frame.gas ?? 0n), input: frame.input, to: frame.to, value: hexQuantity(frame.value) };
+      return {
+        callType: frame.callType,
+        from: frame.from,
+        gas: hexQuantity(frame.gas ?? 0n),
+        input: frame.input,
+        to: frame.to,
+        value: hexQuantity(frame.value),
+      };
     case 'create':
     case 'create2':
-      return { creationMethod: frame.type, from: frame.from, gas: hexQuantity(frame.gas ?? 0n), init: frame.input, value: hexQuantity(frame.value) };
+      return {
+        creationMethod: frame.type,
+        from: frame.from,
+        gas: hexQuantity(frame.gas ?? 0n),
+        init: frame.input,
+        value: hexQuantity(frame.value),
+      };
     case 'selfdestruct':
       return { address: frame.from, balance: hexQuantity(frame.value), refundAddress: frame.to };
   }

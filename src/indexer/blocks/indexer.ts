@@ -96,12 +96,7 @@ interface IndexingContext {
   store(bundles: BlockBundle[]): Promise<void>;
 }
 
-async function run(
-  options: IndexerOptions,
-  status: IndexerStatus,
-  controller: AbortController,
-  markCaughtUp: () => void,
-): Promise<void> {
+async function run(options: IndexerOptions, status: IndexerStatus, controller: AbortController, markCaughtUp: () => void): Promise<void> {
   const indexing = createIndexingContext(options, status, controller.signal);
   const head = options.lastBlock ?? (await indexing.retry('reading the head', () => fetchHeadNumber(options.client)));
   status.head = head;
@@ -183,7 +178,9 @@ async function watchHeads(options: IndexerOptions, status: IndexerStatus, wakeup
     status.newHeads = 'websocket';
     return subscription;
   } catch (error) {
-    options.logger.warn(`cannot subscribe to new heads at ${options.wsUrl} (${(error as Error).message}); polling every ${options.pollIntervalMs} ms`);
+    options.logger.warn(
+      `cannot subscribe to new heads at ${options.wsUrl} (${(error as Error).message}); polling every ${options.pollIntervalMs} ms`,
+    );
     return null;
   }
 }
@@ -206,7 +203,8 @@ async function repair(indexing: IndexingContext, from: bigint, to: bigint): Prom
         const header = await fetchBlockHeader(client, broken);
         const staleFrom =
           (await lowestStaleHeight(indexing, broken, header.hash)) ?? (await lowestStaleHeight(indexing, broken - 1n, header.parentHash));
-        if (staleFrom === null) throw new ChainChangedError(`stored blocks ${broken - 1n} and ${broken} do not link up, yet the node has both`);
+        if (staleFrom === null)
+          throw new ChainChangedError(`stored blocks ${broken - 1n} and ${broken} do not link up, yet the node has both`);
         await retractStale(indexing, staleFrom);
       }),
     );

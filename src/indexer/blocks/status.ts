@@ -5,7 +5,16 @@ import type { FailureReport } from '../retry.js';
 const available = (): Availability => ({ available: true, error: null });
 
 export function initialStatus(batchSize: number): IndexerStatus {
-  return { phase: 'starting', head: null, node: available(), database: available(), lastError: null, blocksIndexed: 0, batchSize, newHeads: 'polling' };
+  return {
+    phase: 'starting',
+    head: null,
+    node: available(),
+    database: available(),
+    lastError: null,
+    blocksIndexed: 0,
+    batchSize,
+    newHeads: 'polling',
+  };
 }
 
 /** Keeps the status's node and database availability as the indexer's retries find them. */

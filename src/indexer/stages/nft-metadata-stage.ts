@@ -3,7 +3,12 @@ import type { Logger } from 'pino';
 import { createContractCaller } from '../../chain/contract-calls.js';
 import type { RpcClient } from '../../chain/rpc.js';
 import { readTokenUris } from '../../chain/token-uri.js';
-import { type FetchedInstance, type PendingInstance, findInstancesWithoutMetadata, saveInstanceMetadata } from '../../store/nft-metadata.js';
+import {
+  type FetchedInstance,
+  type PendingInstance,
+  findInstancesWithoutMetadata,
+  saveInstanceMetadata,
+} from '../../store/nft-metadata.js';
 import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
 import { type NftMetadataOptions, fetchNftMetadata } from '../../offchain/nft-metadata.js';
 import type { Backoff } from '../retry.js';
@@ -20,7 +25,11 @@ export interface NftMetadataStageOptions {
   backoff?: Backoff;
 }
 
-async function fetchInstance(options: NftMetadataStageOptions, instance: PendingInstance, tokenUri: string | null): Promise<FetchedInstance> {
+async function fetchInstance(
+  options: NftMetadataStageOptions,
+  instance: PendingInstance,
+  tokenUri: string | null,
+): Promise<FetchedInstance> {
   if (tokenUri === null) return { ...instance, tokenUri, metadata: null, error: 'the contract gives no token URI' };
   return { ...instance, tokenUri, ...(await fetchNftMetadata(tokenUri, options.fetch)) };
 }

@@ -3,12 +3,7 @@ import type { Logger } from 'pino';
 import { type ContractCaller, createContractCaller } from '../../chain/contract-calls.js';
 import type { RpcClient } from '../../chain/rpc.js';
 import { readTokenMetadata, readTotalSupplies } from '../../chain/token-metadata.js';
-import {
-  findTokensWithSupplyMarks,
-  findTokensWithoutMetadata,
-  saveTokenMetadata,
-  saveTotalSupplies,
-} from '../../store/token-metadata.js';
+import { findTokensWithSupplyMarks, findTokensWithoutMetadata, saveTokenMetadata, saveTotalSupplies } from '../../store/token-metadata.js';
 import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
 import type { Backoff, Retry } from '../retry.js';
 
@@ -38,7 +33,11 @@ export function startTokenMetadataStage(options: TokenMetadataStageOptions): Bac
   );
 }
 
-async function readNewTokens({ pool, logger, batchSize }: TokenMetadataStageOptions, caller: ContractCaller, retry: Retry): Promise<boolean> {
+async function readNewTokens(
+  { pool, logger, batchSize }: TokenMetadataStageOptions,
+  caller: ContractCaller,
+  retry: Retry,
+): Promise<boolean> {
   const tokens = await retry('finding tokens to read', () => findTokensWithoutMetadata(pool, batchSize));
   if (tokens.length === 0) return false;
   const read = await retry('reading token metadata', () => readTokenMetadata(caller, tokens));
@@ -54,7 +53,12 @@ async function refreshTotalSupplies(
 ): Promise<boolean> {
   const marked = await retry('finding total supplies to refresh', () => findTokensWithSupplyMarks(pool, batchSize));
   if (marked.length === 0) return false;
-  const supplies = await retry('reading total supplies', () => readTotalSupplies(caller, marked.map((token) => token.address)));
+  const supplies = await retry('reading total supplies', () =>
+    readTotalSupplies(
+      caller,
+      marked.map((token) => token.address),
+    ),
+  );
   const read = marked.map((token, i) => ({ ...token, totalSupply: supplies[i] ?? null }));
   await retry('saving total supplies', () => saveTotalSupplies(pool, read));
   logger.debug(`refreshed the total supply of ${marked.length} tokens`);

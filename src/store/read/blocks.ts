@@ -1,14 +1,7 @@
 import type { BlockRecord, Hex } from '../../model.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import { indexedHead } from '../index-progress.js';
-import {
-  type AddressItem,
-  type Db,
-  SqlParams,
-  addressItem,
-  isoTimestamp,
-  keysetCondition,
-} from './sql.js';
+import { type AddressItem, type Db, SqlParams, addressItem, isoTimestamp, keysetCondition } from './sql.js';
 
 export interface BlockRewardItem {
   /** validator, emission_funds or uncle. */
@@ -116,12 +109,7 @@ function toBlockItem(r: BlockRow, rewards: BlockRewardItem[]): BlockItem {
 }
 
 /** Consensus blocks mined by the address, highest first, below the keyset if one is given. */
-export async function listBlocksValidated(
-  db: Db,
-  miner: Hex,
-  after: BlocksValidatedKeyset | null,
-  limit: number,
-): Promise<BlockItem[]> {
+export async function listBlocksValidated(db: Db, miner: Hex, after: BlocksValidatedKeyset | null, limit: number): Promise<BlockItem[]> {
   const params = new SqlParams();
   const conditions = ['b.consensus', `b.miner = ${params.add(byteaFromHex(miner))}`];
   if (after !== null) conditions.push(keysetCondition(params, '<', [['b.number', after.blockNumber, 'bigint']]));
@@ -136,7 +124,10 @@ export async function listBlocksValidated(
      ORDER BY b.number DESC`,
     params.values,
   );
-  const rewards = await readRewards(db, rows.map((row) => row.hash));
+  const rewards = await readRewards(
+    db,
+    rows.map((row) => row.hash),
+  );
   return rows.map((row) => toBlockItem(row, rewards.get(hexFromBytea(row.hash)) ?? []));
 }
 
@@ -155,9 +146,7 @@ const toBlockIdentityItem = (row: BlockIdentityRow): BlockIdentityItem => ({ has
 
 /** Any block, consensus or not, with this hash. */
 export async function findBlockByHash(db: Db, hash: Hex): Promise<BlockIdentityItem | null> {
-  const { rows } = await db.query<BlockIdentityRow>('SELECT hash, consensus FROM blocks WHERE hash = $1', [
-    byteaFromHex(hash),
-  ]);
+  const { rows } = await db.query<BlockIdentityRow>('SELECT hash, consensus FROM blocks WHERE hash = $1', [byteaFromHex(hash)]);
   return rows[0] === undefined ? null : toBlockIdentityItem(rows[0]);
 }
 

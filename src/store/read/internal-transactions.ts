@@ -77,7 +77,12 @@ export async function listAddressInternalTransactions(
           ['index', after.index, 'integer'],
         ])}`;
   const limitParam = params.add(limit);
-  const columns = side === 'from' ? ['from_address'] : side === 'to' ? ['to_address', 'created_contract'] : ['from_address', 'to_address', 'created_contract'];
+  const columns =
+    side === 'from'
+      ? ['from_address']
+      : side === 'to'
+        ? ['to_address', 'created_contract']
+        : ['from_address', 'to_address', 'created_contract'];
   const matches = columns.map(
     (column) =>
       `(SELECT block_hash, block_number, transaction_index, index FROM internal_transactions

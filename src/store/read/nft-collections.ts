@@ -123,6 +123,10 @@ export async function listNftCollections(
     rows.push(...(await listCollectionsOfType(db, holder, type, afterToken, limit - rows.length)));
   }
   const collections = rows.map((r) => ({ token: toTokenItem(r), amount: BigInt(r.amount) }));
-  const previews = await readPreviews(db, holder, collections.map((c) => c.token));
+  const previews = await readPreviews(
+    db,
+    holder,
+    collections.map((c) => c.token),
+  );
   return collections.map((c) => ({ ...c, previews: previews.get(c.token.address) ?? [] }));
 }

@@ -11,8 +11,7 @@ export interface Db {
  * A timestamptz column rendered in SQL as ISO 8601 UTC with six fractional digits and Z:
  * JavaScript dates hold milliseconds only, and pending-transaction keysets need the microseconds.
  */
-export const isoTimestamp = (column: string): string =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export const isoTimestamp = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** An address as the API embeds it: isContract is null when the address has no row in `addresses`. */
 export interface AddressItem {

@@ -64,8 +64,18 @@ function pageRows(params: SqlParams, address: Hex, types: TokenType[], after: To
      WHERE ${[...conditions, ...extra].join(' AND ')} ORDER BY ${pageOrder('')} LIMIT ${limitParam}`;
   if (after === null) return scan([]);
   const value = `${params.add(after.value.toString())}::numeric`;
-  const ties = [after.tokenName === null, after.tokenName ?? '', after.tokenType, byteaFromHex(after.tokenAddress), (after.tokenId ?? -1n).toString()];
-  const laterTies = keysetCondition(params, '>', tieKeys.map(([key, , type], i) => [key, ties[i], type] as const));
+  const ties = [
+    after.tokenName === null,
+    after.tokenName ?? '',
+    after.tokenType,
+    byteaFromHex(after.tokenAddress),
+    (after.tokenId ?? -1n).toString(),
+  ];
+  const laterTies = keysetCondition(
+    params,
+    '>',
+    tieKeys.map(([key, , type], i) => [key, ties[i], type] as const),
+  );
   return `SELECT * FROM ((${scan([`b.value = ${value}`, laterTies])}) UNION ALL (${scan([`b.value < ${value}`])})) u
     ORDER BY ${pageOrder('u.')} LIMIT ${limitParam}`;
 }

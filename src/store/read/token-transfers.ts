@@ -121,7 +121,11 @@ export async function listAddressTokenTransfers(
     `(SELECT tt.* FROM token_transfers tt WHERE ${[`tt.${column} = ${addressParam}`, ...shared].join(' AND ')}
       ORDER BY ${order} LIMIT ${limitParam})`;
   const sides =
-    filters.direction === 'to' ? [side('to_address')] : filters.direction === 'from' ? [side('from_address')] : [side('from_address'), side('to_address')];
+    filters.direction === 'to'
+      ? [side('to_address')]
+      : filters.direction === 'from'
+        ? [side('from_address')]
+        : [side('from_address'), side('to_address')];
   return readTransfers(db, `SELECT * FROM (${sides.join(' UNION ')}) u ORDER BY ${order} LIMIT ${limitParam}`, params);
 }
 

@@ -41,8 +41,6 @@ export const toTokenItem = (r: TokenRow): TokenItem => ({
 });
 
 export async function findToken(db: Db, address: Hex): Promise<TokenItem | null> {
-  const { rows } = await db.query<TokenRow>(`SELECT ${tokenColumns('k')} FROM tokens k WHERE k.address = $1`, [
-    byteaFromHex(address),
-  ]);
+  const { rows } = await db.query<TokenRow>(`SELECT ${tokenColumns('k')} FROM tokens k WHERE k.address = $1`, [byteaFromHex(address)]);
   return rows[0] === undefined ? null : toTokenItem(rows[0]);
 }

@@ -13,13 +13,7 @@ import {
 } from './sql.js';
 
 /** The kinds a transaction list can be filtered by, in the order Blockscout lists a transaction's types. */
-export const transactionKinds = [
-  'coin_transfer',
-  'contract_call',
-  'contract_creation',
-  'token_creation',
-  'token_transfer',
-] as const;
+export const transactionKinds = ['coin_transfer', 'contract_call', 'contract_creation', 'token_creation', 'token_transfer'] as const;
 export type TransactionKind = (typeof transactionKinds)[number];
 
 export interface TransactionFilters {
@@ -84,9 +78,13 @@ const probe = (table: string, condition: string) => `EXISTS (SELECT 1 FROM ${tab
 
 const contractCallPredicate = probe('addresses a', 'a.hash = t.to_address AND a.is_contract');
 const createsTokenPredicate = probe('tokens k', 'k.address = t.created_contract');
-const hasTokenTransfersPredicate = probe('token_transfers tt', 'tt.block_number = t.block_number AND tt.transaction_index = t.index AND tt.block_hash = t.block_hash');
+const hasTokenTransfersPredicate = probe(
+  'token_transfers tt',
+  'tt.block_number = t.block_number AND tt.transaction_index = t.index AND tt.block_hash = t.block_hash',
+);
 // The trace stage marks only the transactions whose traces found an error; in a traced block the others are clean.
-const hasErrorInInternalTransactions = 'CASE WHEN b.traced_at IS NULL THEN NULL ELSE coalesce(t.has_error_in_internal_transactions, false) END';
+const hasErrorInInternalTransactions =
+  'CASE WHEN b.traced_at IS NULL THEN NULL ELSE coalesce(t.has_error_in_internal_transactions, false) END';
 
 // Written against the alias t, so that each predicate can sit in the keyset scan of the list.
 const minedKindPredicates: Record<TransactionKind, string> = {
@@ -112,8 +110,7 @@ function kindCondition(kinds: readonly TransactionKind[], predicates: Record<Tra
 const creationKinds: readonly TransactionKind[] = ['contract_creation', 'token_creation'];
 
 // Matches the expression and predicate of the transactions_method index.
-const selectorCondition = (placeholder: string) =>
-  `length(t.input) >= 4 AND substring(t.input FROM 1 FOR 4) = ${placeholder}`;
+const selectorCondition = (placeholder: string) => `length(t.input) >= 4 AND substring(t.input FROM 1 FOR 4) = ${placeholder}`;
 
 /**
  * One ordered, limited scan per selector (each served by the selector index), merged: an IN list
@@ -203,7 +200,12 @@ export async function listMinedTransactions(
   const onlyCreations = filters.kinds.length > 0 && filters.kinds.every((kind) => creationKinds.includes(kind));
   if (onlyCreations) conditions.push('t.to_address IS NULL');
   if (after !== null) {
-    conditions.push(keysetCondition(params, '<', [['t.block_number', after.blockNumber, 'bigint'], ['t.index', after.index, 'integer']]));
+    conditions.push(
+      keysetCondition(params, '<', [
+        ['t.block_number', after.blockNumber, 'bigint'],
+        ['t.index', after.index, 'integer'],
+      ]),
+    );
   }
   const scanOrder = `${onlyCreations ? 't.to_address, ' : ''}t.block_number DESC, t.index DESC`;
   const scan = (selectorPredicate: string | null) =>
@@ -245,7 +247,10 @@ export async function listPendingTransactions(
   const conditions = kindCondition(filters.kinds, pendingKindPredicates);
   if (after !== null) {
     conditions.push(
-      keysetCondition(params, '<', [['t.inserted_at', after.insertedAt, 'timestamptz'], ['t.hash', byteaFromHex(after.hash), 'bytea']]),
+      keysetCondition(params, '<', [
+        ['t.inserted_at', after.insertedAt, 'timestamptz'],
+        ['t.hash', byteaFromHex(after.hash), 'bytea'],
+      ]),
     );
   }
   const scan = (selectorPredicate: string | null) =>
