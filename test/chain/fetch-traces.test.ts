@@ -29,7 +29,16 @@ const tracer = { tracer: 'callTracer' };
 const etlBlocks = ['block_with_create', 'block_with_error', 'block_with_subtraces', 'block_with_suicide'].map((name) => {
   const dir = new URL(`../fixtures/ethereum-etl/${name}/`, import.meta.url);
   const files = readdirSync(dir);
-  const read = (prefix: string): any[] => JSON.parse(readFileSync(new URL(files.find((f) => f.startsWith(prefix))!, dir), 'utf8')).result;
+  const read = (prefix: string): any[] =>
+    JSON.parse(
+      readFileSync(
+        new URL(
+          files.find((f) => f.startsWith(prefix))!,
+          dir,
+        ),
+        'utf8',
+      ),
+    ).result;
   const parity = read('web3_response.trace_block_');
   const block: UntracedBlock = {
     hash: parity[0].blockHash,

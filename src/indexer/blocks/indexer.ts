@@ -229,7 +229,7 @@ async function backfill(indexing: IndexingContext, batches: Iterator<bigint[]>):
 async function follow(indexing: IndexingContext, wakeup: Wakeup, floor: () => bigint | null): Promise<void> {
   const { options, status, signal } = indexing;
   const window = BigInt(options.maxReorgDepth + options.batchSize * options.concurrency);
-  for (let polls = 0; !signal.aborted; ) {
+  for (let polls = 0; !signal.aborted;) {
     const latest = await indexing.retry('reading the head', () => fetchHeadNumber(options.client));
     status.head = latest;
     const highest = (await indexing.retry('reading the indexed head', () => highestIndexedBlock(options.pool))) ?? options.firstBlock - 1n;

@@ -35,8 +35,10 @@ export interface PendingTransactionKeyset {
 }
 
 /** What a mined and a pending transaction share; the fields a pool transaction lacks are null there. */
-interface TransactionFields
-  extends Pick<TransactionBody, 'hash' | 'type' | 'value' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'input'> {
+interface TransactionFields extends Pick<
+  TransactionBody,
+  'hash' | 'type' | 'value' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'input'
+> {
   from: AddressItem;
   to: AddressItem | null;
   createdContract: AddressItem | null;
