@@ -170,7 +170,9 @@ export async function startCommand(config: Config, logger: Logger): Promise<void
     const database = await openMigratedDatabase(config, logger, resources);
     const { indexer, failed } = await startIndexing(config, logger, database, resources);
     const base = await listen(config, logger, database, resources, indexer);
-    await Promise.race([indexer.caughtUp, failed, shutdown]);
+    // A signal before the catch-up ends has closed everything by the time `shutdown` resolves.
+    const stopped = await Promise.race([indexer.caughtUp.then(() => false), failed, shutdown.then(() => true)]);
+    if (stopped) return;
     const newest = await findNewestBlock(database.pool);
     printTryUrls(logger, base, { address: newest?.miner ?? null, block: newest?.number ?? null });
     // A fatal error of the indexer or of a stage (a reorg too deep to follow, a bug) ends Sextant,
