@@ -91,6 +91,7 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
           ),
         );
         report(`  memory along the run: ${memoryProfile(index, lastBlock + 1)}`);
+        report(`  storage: ${await storageFigures(target.indexUrl)}`);
         targets.push({ label: target.label, copySeconds: copy.seconds, index });
         if (target.label === 'tuned server' && options.keepDatabase) {
           const started = performance.now();
@@ -149,6 +150,23 @@ async function countStoredRows(url: string): Promise<RowCounts> {
       counts[key] = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
     }
     return counts;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The size of the indexed database, and the rows and size of its logs table where it has one. */
+async function storageFigures(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const mb = (bytes: string) => `${(Number(bytes) / 1024 / 1024).toFixed(1)} MB`;
+    const database = (await client.query<{ size: string }>('SELECT pg_database_size(current_database()) AS size')).rows[0]!.size;
+    const hasLogs = (await client.query<{ t: string | null }>("SELECT to_regclass('logs')::text AS t")).rows[0]!.t !== null;
+    if (!hasLogs) return `database ${mb(database)} (pg_database_size); no logs table`;
+    const logs = (await client.query<{ n: string; size: string }>("SELECT count(*) AS n, pg_total_relation_size('logs') AS size FROM logs"))
+      .rows[0]!;
+    return `database ${mb(database)} (pg_database_size), logs ${logs.n} rows, ${mb(logs.size)} (pg_total_relation_size)`;
   } finally {
     await client.end();
   }

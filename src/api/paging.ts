@@ -2,6 +2,7 @@ import { type Static, type TObject, type TOptional, type TProperties, type TSche
 import type { Hex } from '../model.js';
 import type { BlocksValidatedKeyset } from '../store/read/blocks.js';
 import type { InternalTransactionKeyset } from '../store/read/internal-transactions.js';
+import type { AddressLogKeyset, TransactionLogKeyset } from '../store/read/logs.js';
 import { type NftCollectionKeyset, nftTypeOrder } from '../store/read/nft-collections.js';
 import type { TokenBalanceKeyset } from '../store/read/token-balances.js';
 import type { TokenTransferItem, TokenTransferKeyset } from '../store/read/token-transfers.js';
@@ -256,4 +257,24 @@ export const nftCollectionsKeyset = defineKeyset({
     token_contract_address_hash: item.token.address,
     token_type: item.token.type as NftCollectionKeyset['tokenType'],
   }),
+});
+
+/**
+ * A transaction's logs, in log_index order as Blockscout lists them: next_page_params carries the
+ * last item's block_number and index, and the page continues after that index (the block number,
+ * the transaction's own, is checked as a member but does not move the page).
+ */
+export const transactionLogsKeyset = defineKeyset({
+  members: { block_number: BlockNumberMember, index: IntegerIndexMember },
+  itemsCount: true,
+  toKeyset: (v): TransactionLogKeyset => ({ logIndex: v.index }),
+  fromItem: (item: { blockNumber: number; logIndex: number }) => ({ block_number: item.blockNumber, index: item.logIndex }),
+});
+
+/** An address's logs, newest first: (block_number, index) descending, unique together. */
+export const addressLogsKeyset = defineKeyset({
+  members: { block_number: BlockNumberMember, index: IntegerIndexMember },
+  itemsCount: true,
+  toKeyset: (v): AddressLogKeyset => ({ blockNumber: v.block_number, logIndex: v.index }),
+  fromItem: (item: { blockNumber: number; logIndex: number }) => ({ block_number: item.blockNumber, index: item.logIndex }),
 });

@@ -15,6 +15,8 @@ import { healthRoute } from './routes/health.js';
 import { tokenInstanceTransfersRoute } from './routes/token-instance-transfers.js';
 import { transactionRawTraceRoute } from './routes/transaction-raw-trace.js';
 import { transactionsRoute } from './routes/transactions.js';
+import { transactionLogsRoute } from './routes/transaction-logs.js';
+import { addressLogsRoute } from './routes/address-logs.js';
 
 export interface ApiOptions {
   /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
@@ -39,6 +41,8 @@ export const apiRoutes: readonly ApiRoute[] = [
   tokenInstanceTransfersRoute,
   addressTokensRoute,
   addressNftCollectionsRoute,
+  transactionLogsRoute,
+  addressLogsRoute,
 ];
 
 /**

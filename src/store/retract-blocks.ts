@@ -70,7 +70,7 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       'DELETE FROM internal_transactions WHERE block_hash = ANY($1::bytea[]) RETURNING created_contract',
       [hashes],
     );
-    for (const table of ['withdrawals', 'block_rewards']) {
+    for (const table of ['withdrawals', 'block_rewards', 'logs']) {
       await client.query(`DELETE FROM ${table} WHERE block_hash = ANY($1::bytea[])`, [hashes]);
     }
     await forgetRetractedContracts(

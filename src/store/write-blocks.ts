@@ -77,6 +77,20 @@ const tokenTransferColumns = [
   'token_id',
 ] as const;
 
+const logColumns = [
+  'block_hash',
+  'log_index',
+  'block_number',
+  'transaction_hash',
+  'transaction_index',
+  'address',
+  'first_topic',
+  'second_topic',
+  'third_topic',
+  'fourth_topic',
+  'data',
+] as const;
+
 function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
   return bundles.map(({ block: b }) => [
     byteaCell(b.hash),
@@ -168,6 +182,28 @@ function tokenTransferRows(bundles: readonly BlockBundle[]): Cell[][] {
   );
 }
 
+function logRows(bundles: readonly BlockBundle[]): Cell[][] {
+  return bundles.flatMap(({ logs }) =>
+    logs.map((l) => {
+      if (l.topics.length > 4)
+        throw new Error(`log ${l.logIndex} of block ${l.blockHash} has ${l.topics.length} topics; a log has at most 4`);
+      return [
+        byteaCell(l.blockHash),
+        numericCell(l.logIndex),
+        numericCell(l.blockNumber),
+        byteaCell(l.transactionHash),
+        numericCell(l.transactionIndex),
+        byteaCell(l.address),
+        nullableByteaCell(l.topics[0] ?? null),
+        nullableByteaCell(l.topics[1] ?? null),
+        nullableByteaCell(l.topics[2] ?? null),
+        nullableByteaCell(l.topics[3] ?? null),
+        byteaCell(l.data),
+      ];
+    }),
+  );
+}
+
 /** The rows a batch of blocks adds to the tables written by COPY, in the order they are written. */
 export function blockRowSets(bundles: readonly BlockBundle[]): RowSet[] {
   return [
@@ -175,6 +211,7 @@ export function blockRowSets(bundles: readonly BlockBundle[]): RowSet[] {
     { table: 'transactions', columns: transactionColumns, rows: transactionRows(bundles) },
     { table: 'withdrawals', columns: withdrawalColumns, rows: withdrawalRows(bundles) },
     { table: 'token_transfers', columns: tokenTransferColumns, rows: tokenTransferRows(bundles) },
+    { table: 'logs', columns: logColumns, rows: logRows(bundles) },
   ];
 }
 

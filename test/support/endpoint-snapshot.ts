@@ -58,7 +58,8 @@ export async function indexedSubjects(pool: Pool): Promise<ChainSubjects> {
        UNION SELECT from_address FROM internal_transactions UNION SELECT to_address FROM internal_transactions
        UNION SELECT created_contract FROM internal_transactions
        UNION SELECT address FROM withdrawals UNION SELECT address FROM address_token_balances
-       UNION SELECT owner FROM token_instances UNION SELECT address FROM tokens) s(a)
+       UNION SELECT owner FROM token_instances UNION SELECT address FROM tokens
+       UNION SELECT address FROM logs) s(a)
      WHERE a IS NOT NULL`,
   );
   const instances = await pool.query<{ token: string; id: string }>(
@@ -120,9 +121,11 @@ function requests(subjects: ChainSubjects): [string, Record<string, string>][] {
     for (const filter of ['to', 'from']) all.push([`${base}/token-transfers`, { filter }]);
     for (const type of tokenTypeFilters) all.push([`${base}/token-transfers`, { type }]);
     for (const token of subjects.tokens) all.push([`${base}/token-transfers`, { token }]);
+    all.push([`${base}/logs`, {}]);
   }
   for (const { token, id } of subjects.instances) all.push([`/api/v2/tokens/${token}/instances/${id}/transfers`, {}]);
   for (const hash of subjects.transactions) all.push([`/api/v2/transactions/${hash}/raw-trace`, {}]);
+  for (const hash of subjects.transactions) all.push([`/api/v2/transactions/${hash}/logs`, {}]);
   for (const block of subjects.blocks) all.push([`/api/v2/blocks/${block}/withdrawals`, {}]);
   return all;
 }
