@@ -1,0 +1,19 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { TokenHolderItem } from '../../store/read/token-holders.js';
+import { Nullable, decimal } from '../schemas.js';
+import { AddressInfoSchema, addressInfo } from './address-info.js';
+
+/** A holder of a token (or of one of its ids), as Blockscout's TokenHolderResponse: the balance a decimal string. */
+export const TokenHolderSchema = Type.Object({
+  address: AddressInfoSchema,
+  token_id: Nullable(Type.String()),
+  value: Type.String(),
+});
+
+export type TokenHolder = Static<typeof TokenHolderSchema>;
+
+export const tokenHolderView = (item: TokenHolderItem): TokenHolder => ({
+  address: addressInfo(item.address),
+  token_id: decimal(item.tokenId),
+  value: item.value.toString(),
+});
