@@ -1,7 +1,24 @@
 import type { Db } from '../../src/store/read/sql.js';
 import type { BenchKeys } from '../chain/keys.js';
 
-export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9';
+export type EndpointId =
+  | 'E1'
+  | 'E2'
+  | 'E3'
+  | 'E4'
+  | 'E5'
+  | 'E6'
+  | 'E7'
+  | 'E8'
+  | 'E9'
+  | 'token'
+  | 'token-counters'
+  | 'token-transfers'
+  | 'token-holders'
+  | 'token-instances'
+  | 'token-instance'
+  | 'token-instance-holders'
+  | 'token-instance-transfers-count';
 
 export interface Endpoint {
   id: EndpointId;
@@ -100,6 +117,61 @@ export const endpoints: Endpoint[] = [
     deepPage: false,
     keys: `SELECT '/api/v2/blocks/' || b.number::text || '/withdrawals' AS path, count(*) AS n
            FROM withdrawals w JOIN blocks b ON b.hash = w.block_hash AND b.consensus GROUP BY b.number`,
+  },
+  // The token pages: each key a token (by its transfers, holders or ids), or one NFT id.
+  {
+    id: 'token',
+    title: 'a token',
+    deepPage: false,
+    keys: `SELECT '/api/v2/tokens/' || ${hex('address')} AS path, transfers_count AS n FROM tokens`,
+  },
+  {
+    id: 'token-counters',
+    title: "a token's counters",
+    deepPage: false,
+    keys: `SELECT '/api/v2/tokens/' || ${hex('address')} || '/counters' AS path, transfers_count AS n FROM tokens`,
+  },
+  {
+    id: 'token-transfers',
+    title: 'transfers of a token',
+    deepPage: true,
+    keys: `SELECT '/api/v2/tokens/' || ${hex('address')} || '/transfers' AS path, transfers_count AS n FROM tokens`,
+  },
+  {
+    id: 'token-holders',
+    title: 'holders of a token',
+    deepPage: true,
+    keys: `SELECT '/api/v2/tokens/' || ${hex('token_address')} || '/holders' AS path, count(*) AS n
+           FROM address_token_balances WHERE value > 0 GROUP BY token_address`,
+  },
+  {
+    id: 'token-instances',
+    title: 'NFT ids of a token',
+    deepPage: true,
+    keys: `SELECT '/api/v2/tokens/' || ${hex('token_address')} || '/instances' AS path, count(*) AS n
+           FROM token_instances GROUP BY token_address`,
+  },
+  {
+    id: 'token-instance',
+    title: 'one NFT id',
+    deepPage: false,
+    keys: `SELECT '/api/v2/tokens/' || ${hex('token_address')} || '/instances/' || token_id::text AS path, 1 AS n
+           FROM token_instances`,
+  },
+  {
+    id: 'token-instance-holders',
+    title: 'holders of one NFT id',
+    deepPage: true,
+    keys: `SELECT '/api/v2/tokens/' || ${hex('token_address')} || '/instances/' || token_id::text || '/holders' AS path, count(*) AS n
+           FROM address_token_balances WHERE token_id IS NOT NULL AND value > 0 GROUP BY token_address, token_id`,
+  },
+  {
+    id: 'token-instance-transfers-count',
+    title: 'transfers count of one NFT id',
+    deepPage: false,
+    keys: `SELECT '/api/v2/tokens/' || ${hex('token_address')} || '/instances/' || token_id::text || '/transfers-count' AS path, count(*) AS n
+           FROM token_transfers WHERE token_id IS NOT NULL AND token_type IN ('ERC-721', 'ERC-1155')
+           GROUP BY token_address, token_id`,
   },
 ];
 

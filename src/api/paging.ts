@@ -5,6 +5,7 @@ import type { InternalTransactionKeyset } from '../store/read/internal-transacti
 import type { AddressLogKeyset, TransactionLogKeyset } from '../store/read/logs.js';
 import { type NftCollectionKeyset, nftTypeOrder } from '../store/read/nft-collections.js';
 import type { TokenBalanceKeyset } from '../store/read/token-balances.js';
+import type { TokenHolderItem, TokenHolderKeyset } from '../store/read/token-holders.js';
 import type { TokenTransferItem, TokenTransferKeyset } from '../store/read/token-transfers.js';
 import type { MinedTransactionKeyset, PendingTransactionKeyset } from '../store/read/transactions.js';
 import type { WithdrawalKeyset } from '../store/read/withdrawals.js';
@@ -277,4 +278,37 @@ export const addressLogsKeyset = defineKeyset({
   itemsCount: true,
   toKeyset: (v): AddressLogKeyset => ({ blockNumber: v.block_number, logIndex: v.index }),
   fromItem: (item: { blockNumber: number; logIndex: number }) => ({ block_number: item.blockNumber, index: item.logIndex }),
+});
+
+const BalanceMember = Type.String({ pattern: '^[0-9]{1,80}$', description: 'a balance: a non-negative integer' });
+
+/** A token's holders: value and address_hash as Blockscout pages them, made unique by the ERC-1155 id. */
+export const tokenHoldersKeyset = defineKeyset({
+  members: {
+    address_hash: AddressHashParam,
+    value: BalanceMember,
+    token_id: Nullable(Type.String({ pattern: '^([0-9]{1,78}|null)$', description: 'a token id, or null' })),
+  },
+  itemsCount: true,
+  toKeyset: (v): TokenHolderKeyset => {
+    const tokenId = fromNullMember(v.token_id);
+    return { value: BigInt(v.value), address: v.address_hash.toLowerCase() as Hex, tokenId: tokenId === null ? null : BigInt(tokenId) };
+  },
+  fromItem: (item: TokenHolderItem) => ({ address_hash: item.address.hash, value: item.value.toString(), token_id: decimal(item.tokenId) }),
+});
+
+/** The holders of one NFT id: value and address_hash, unique together. */
+export const instanceHoldersKeyset = defineKeyset({
+  members: { address_hash: AddressHashParam, value: BalanceMember },
+  itemsCount: true,
+  toKeyset: (v): Omit<TokenHolderKeyset, 'tokenId'> => ({ value: BigInt(v.value), address: v.address_hash.toLowerCase() as Hex }),
+  fromItem: (item: TokenHolderItem) => ({ address_hash: item.address.hash, value: item.value.toString() }),
+});
+
+/** A token's NFT ids, highest first: Blockscout's unique_token, the last id of the page (a decimal string, ids exceed JSON numbers). */
+export const tokenInstancesKeyset = defineKeyset({
+  members: { unique_token: TokenIdMember },
+  itemsCount: false,
+  toKeyset: (v): bigint => BigInt(v.unique_token),
+  fromItem: (item: { tokenId: bigint }) => ({ unique_token: item.tokenId.toString() }),
 });

@@ -13,6 +13,14 @@ import { addressInternalTransactionsRoute } from './routes/address-internal-tran
 import { blockWithdrawalsRoute } from './routes/block-withdrawals.js';
 import { healthRoute } from './routes/health.js';
 import { tokenInstanceTransfersRoute } from './routes/token-instance-transfers.js';
+import { tokenRoute } from './routes/token.js';
+import { tokenCountersRoute } from './routes/token-counters.js';
+import { tokenTransfersRoute } from './routes/token-transfers.js';
+import { tokenHoldersRoute } from './routes/token-holders.js';
+import { tokenInstancesRoute } from './routes/token-instances.js';
+import { tokenInstanceRoute } from './routes/token-instance.js';
+import { tokenInstanceHoldersRoute } from './routes/token-instance-holders.js';
+import { tokenInstanceTransfersCountRoute } from './routes/token-instance-transfers-count.js';
 import { transactionRawTraceRoute } from './routes/transaction-raw-trace.js';
 import { transactionsRoute } from './routes/transactions.js';
 import { transactionLogsRoute } from './routes/transaction-logs.js';
@@ -43,6 +51,14 @@ export const apiRoutes: readonly ApiRoute[] = [
   addressNftCollectionsRoute,
   transactionLogsRoute,
   addressLogsRoute,
+  tokenRoute,
+  tokenCountersRoute,
+  tokenTransfersRoute,
+  tokenHoldersRoute,
+  tokenInstancesRoute,
+  tokenInstanceRoute,
+  tokenInstanceHoldersRoute,
+  tokenInstanceTransfersCountRoute,
 ];
 
 /**

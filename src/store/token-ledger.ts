@@ -193,9 +193,26 @@ async function markSupplyChanges(client: PoolClient, transfers: readonly TokenTr
   ]);
 }
 
-/** Records the tokens, balances, holder counts and owners that newly written transfers imply. */
+/**
+ * Adds each token's number of transfers (rows: an ERC-1155 batch counts once per id) to its
+ * transfers_count, or takes it away with direction -1. The token rows are locked already.
+ */
+async function countTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[], direction: 1n | -1n): Promise<void> {
+  const counts = new Map<Address, bigint>();
+  for (const t of transfers) counts.set(t.tokenAddress, (counts.get(t.tokenAddress) ?? 0n) + direction);
+  if (counts.size === 0) return;
+  const addresses = [...counts.keys()].sort();
+  await client.query(
+    `UPDATE tokens SET transfers_count = transfers_count + c.change
+     FROM unnest($1::bytea[], $2::bigint[]) AS c(address, change) WHERE tokens.address = c.address`,
+    [addresses.map(byteaFromHex), addresses.map((a) => counts.get(a)!.toString())],
+  );
+}
+
+/** Records the tokens, balances, holder counts, transfer counts and owners that newly written transfers imply. */
 export async function applyTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   await recordTokens(client, transfers);
+  await countTransfers(client, transfers, 1n);
   await applyBalances(client, transfers, 1n);
   await recordInstances(client, transfers);
   await markSupplyChanges(client, transfers);
@@ -247,13 +264,34 @@ async function refreshInstances(client: PoolClient, removed: readonly TokenTrans
 }
 
 /**
- * Reverts what removed transfers implied: balances and holder counts by the opposite deltas, supply
- * marks for the mints and burns removed, the owners of the NFT ids they moved, and those ids' metadata.
+ * A token that no indexed transfer mentions any more (one seen only on a lost branch) is forgotten with
+ * its balance rows (all zero by now), as a clean index of the chain never knew it: a transfer indexed
+ * later records it again as new.
+ */
+async function forgetTokens(client: PoolClient, removed: readonly TokenTransferRecord[]): Promise<void> {
+  const addresses = [...new Set(removed.map((t) => t.tokenAddress))].sort().map(byteaFromHex);
+  if (addresses.length === 0) return;
+  const { rows } = await client.query<{ address: Buffer }>(
+    `DELETE FROM tokens k WHERE k.address = ANY($1::bytea[])
+       AND NOT EXISTS (SELECT 1 FROM token_transfers tt WHERE tt.token_address = k.address)
+     RETURNING k.address`,
+    [addresses],
+  );
+  if (rows.length === 0) return;
+  await client.query('DELETE FROM address_token_balances WHERE token_address = ANY($1::bytea[])', [rows.map((r) => r.address)]);
+}
+
+/**
+ * Reverts what removed transfers implied: balances, holder and transfer counts by the opposite deltas,
+ * supply marks for the mints and burns removed, the owners of the NFT ids they moved, those ids'
+ * metadata, and the tokens they alone mentioned.
  */
 export async function revertTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   await lockTokens(client, transfers);
+  await countTransfers(client, transfers, -1n);
   await applyBalances(client, transfers, -1n);
   await markSupplyChanges(client, transfers);
   await revertOwners(client, transfers);
   await refreshInstances(client, transfers);
+  await forgetTokens(client, transfers);
 }

@@ -58,6 +58,14 @@ async function balances(): Promise<string[]> {
   return rows.map((r) => r.row);
 }
 
+/** Each token's transfers_count, as `address count`. */
+async function transferCounts(): Promise<string[]> {
+  const { rows } = await db.pool.query<{ row: string }>(
+    `SELECT concat_ws(' ', encode(address, 'hex'), transfers_count) AS row FROM tokens ORDER BY 1`,
+  );
+  return rows.map((r) => r.row);
+}
+
 async function tokenRows(): Promise<string[]> {
   const { rows } = await db.pool.query<{ row: string }>(
     `SELECT concat_ws(' ', encode(address, 'hex'), type, holders_count) AS row FROM tokens ORDER BY 1`,
@@ -100,6 +108,7 @@ test('balances, holder counts and owners follow the transfers, and a retraction 
     ].sort(),
   );
   assert.deepEqual(await tokenRows(), [`${hex(art)} ERC-721 1`, `${hex(coin)} ERC-20 1`, `${hex(items)} ERC-1155 1`].sort());
+  assert.deepEqual(await transferCounts(), [`${hex(art)} 1`, `${hex(coin)} 2`, `${hex(items)} 2`].sort());
   assert.equal(await owner(art, 7n), alice);
 
   await writeBlockBundles(
@@ -114,15 +123,18 @@ test('balances, holder counts and owners follow the transfers, and a retraction 
   );
   assert.equal(await owner(art, 7n), bob);
   assert.deepEqual(await tokenRows(), [`${hex(art)} ERC-721 1`, `${hex(coin)} ERC-20 1`, `${hex(items)} ERC-1155 2`].sort());
+  assert.deepEqual(await transferCounts(), [`${hex(art)} 2`, `${hex(coin)} 3`, `${hex(items)} 3`].sort());
 
   assert.equal(await retractBlocksFrom(db.pool, 3n), 1);
   assert.deepEqual(await balances(), afterTwoBlocks);
   assert.deepEqual(await tokenRows(), [`${hex(art)} ERC-721 1`, `${hex(coin)} ERC-20 1`, `${hex(items)} ERC-1155 1`].sort());
+  assert.deepEqual(await transferCounts(), [`${hex(art)} 1`, `${hex(coin)} 2`, `${hex(items)} 2`].sort());
   assert.equal(await owner(art, 7n), alice);
 
+  // Once no indexed transfer mentions them, the tokens are forgotten, as a clean index never knew them.
   assert.equal(await retractBlocksFrom(db.pool, 1n), 2);
   assert.deepEqual(await balances(), []);
-  assert.deepEqual(await tokenRows(), [`${hex(art)} ERC-721 0`, `${hex(coin)} ERC-20 0`, `${hex(items)} ERC-1155 0`].sort());
+  assert.deepEqual(await tokenRows(), []);
   assert.equal(await owner(art, 7n), null);
 });
 

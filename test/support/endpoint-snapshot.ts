@@ -124,6 +124,12 @@ function requests(subjects: ChainSubjects): [string, Record<string, string>][] {
     all.push([`${base}/logs`, {}]);
   }
   for (const { token, id } of subjects.instances) all.push([`/api/v2/tokens/${token}/instances/${id}/transfers`, {}]);
+  for (const token of subjects.tokens) {
+    for (const page of ['', '/counters', '/transfers', '/holders', '/instances']) all.push([`/api/v2/tokens/${token}${page}`, {}]);
+  }
+  for (const { token, id } of subjects.instances) {
+    for (const page of ['', '/holders', '/transfers-count']) all.push([`/api/v2/tokens/${token}/instances/${id}${page}`, {}]);
+  }
   for (const hash of subjects.transactions) all.push([`/api/v2/transactions/${hash}/raw-trace`, {}]);
   for (const hash of subjects.transactions) all.push([`/api/v2/transactions/${hash}/logs`, {}]);
   for (const block of subjects.blocks) all.push([`/api/v2/blocks/${block}/withdrawals`, {}]);

@@ -1,7 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { TokenInstanceItem } from '../../store/read/token-instances.js';
+import type { TokenItem } from '../../store/read/tokens.js';
 import { Nullable } from '../schemas.js';
-import { AddressInfoSchema } from './address-info.js';
-import { TokenSchema } from './token.js';
+import { AddressInfoSchema, addressInfo } from './address-info.js';
+import { TokenSchema, tokenView } from './token.js';
 
 /**
  * An NFT instance as the list endpoints embed it: owner and is_unique are not computed there (null).
@@ -53,4 +55,17 @@ export function tokenInstanceView(id: bigint, metadata: unknown, token: TokenIns
     thumbnails: null,
     token,
   };
+}
+
+/**
+ * An NFT instance of a token's own pages, with its owner as Blockscout decides it: an ERC-721 (or
+ * ERC-404) id is unique and owned by the recipient of its latest transfer; an ERC-1155 id is unique
+ * when one holder has a balance of exactly 1 of it, who is then its owner, and has no owner otherwise.
+ */
+export function ownedTokenInstanceView(item: TokenInstanceItem, token: TokenItem): TokenInstance {
+  const view = tokenInstanceView(item.tokenId, item.metadata, tokenView(token));
+  if (token.type !== 'ERC-1155') return { ...view, is_unique: true, owner: item.owner === null ? null : addressInfo(item.owner) };
+  const [sole, other] = item.holders;
+  const unique = sole !== undefined && other === undefined && sole.value === 1n;
+  return { ...view, is_unique: unique, owner: unique ? addressInfo(sole.address) : null };
 }

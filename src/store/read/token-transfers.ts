@@ -158,3 +158,19 @@ export async function listInstanceTokenTransfers(
     params,
   );
 }
+
+/** The transfers of a token, newest first, an ERC-1155 batch one item per id (as E8 lists them). */
+export async function listTokenTokenTransfers(
+  db: Db,
+  token: Hex,
+  after: TokenTransferKeyset | null,
+  limit: number,
+): Promise<TokenTransferItem[]> {
+  const params = new SqlParams();
+  const conditions = [`tt.token_address = ${params.add(byteaFromHex(token))}`, ...afterTransfer(params, after)];
+  return readTransfers(
+    db,
+    `SELECT tt.* FROM token_transfers tt WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT ${params.add(limit)}`,
+    params,
+  );
+}

@@ -44,3 +44,13 @@ export async function findToken(db: Db, address: Hex): Promise<TokenItem | null>
   const { rows } = await db.query<TokenRow>(`SELECT ${tokenColumns('k')} FROM tokens k WHERE k.address = $1`, [byteaFromHex(address)]);
   return rows[0] === undefined ? null : toTokenItem(rows[0]);
 }
+
+/** A token's counters, kept by the token ledger: holders and transfers (one per transferred id and amount). */
+export async function findTokenCounters(db: Db, address: Hex): Promise<{ holdersCount: bigint; transfersCount: bigint } | null> {
+  const { rows } = await db.query<{ holders_count: string; transfers_count: string }>(
+    'SELECT holders_count, transfers_count FROM tokens WHERE address = $1',
+    [byteaFromHex(address)],
+  );
+  const row = rows[0];
+  return row === undefined ? null : { holdersCount: BigInt(row.holders_count), transfersCount: BigInt(row.transfers_count) };
+}
