@@ -10,10 +10,16 @@ import { addressNftCollectionsRoute } from './routes/address-nft-collections.js'
 import { addressTokenTransfersRoute } from './routes/address-token-transfers.js';
 import { addressTokensRoute } from './routes/address-tokens.js';
 import { addressInternalTransactionsRoute } from './routes/address-internal-transactions.js';
+import { blockTransactionsRoute } from './routes/block-transactions.js';
 import { blockWithdrawalsRoute } from './routes/block-withdrawals.js';
+import { blockRoute } from './routes/block.js';
+import { blocksRoute } from './routes/blocks.js';
 import { healthRoute } from './routes/health.js';
 import { tokenInstanceTransfersRoute } from './routes/token-instance-transfers.js';
+import { transactionInternalTransactionsRoute } from './routes/transaction-internal-transactions.js';
 import { transactionRawTraceRoute } from './routes/transaction-raw-trace.js';
+import { transactionTokenTransfersRoute } from './routes/transaction-token-transfers.js';
+import { transactionRoute } from './routes/transaction.js';
 import { transactionsRoute } from './routes/transactions.js';
 
 export interface ApiOptions {
@@ -39,6 +45,12 @@ export const apiRoutes: readonly ApiRoute[] = [
   tokenInstanceTransfersRoute,
   addressTokensRoute,
   addressNftCollectionsRoute,
+  transactionRoute,
+  transactionTokenTransfersRoute,
+  transactionInternalTransactionsRoute,
+  blocksRoute,
+  blockRoute,
+  blockTransactionsRoute,
 ];
 
 /**
