@@ -1,7 +1,10 @@
 import type { Db } from '../../src/store/read/sql.js';
 import type { BenchKeys } from '../chain/keys.js';
 
-export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9';
+export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | TransactionBlockPageId;
+
+/** The transaction and block pages. */
+type TransactionBlockPageId = 'tx' | 'tx-transfers' | 'tx-internal' | 'blocks' | 'block' | 'block-txs';
 
 export interface Endpoint {
   id: EndpointId;
@@ -100,6 +103,48 @@ export const endpoints: Endpoint[] = [
     deepPage: false,
     keys: `SELECT '/api/v2/blocks/' || b.number::text || '/withdrawals' AS path, count(*) AS n
            FROM withdrawals w JOIN blocks b ON b.hash = w.block_hash AND b.consensus GROUP BY b.number`,
+  },
+  {
+    // Keyed by the transaction's token transfers: the hot key embeds ten and overflows.
+    id: 'tx',
+    title: 'a transaction',
+    deepPage: false,
+    keys: `SELECT '/api/v2/transactions/' || ${hex('transaction_hash')} AS path, count(*) AS n FROM token_transfers GROUP BY transaction_hash`,
+  },
+  {
+    id: 'tx-transfers',
+    title: 'token transfers of a transaction',
+    deepPage: true,
+    keys: `SELECT '/api/v2/transactions/' || ${hex('transaction_hash')} || '/token-transfers' AS path, count(*) AS n
+           FROM token_transfers GROUP BY transaction_hash`,
+  },
+  {
+    id: 'tx-internal',
+    title: 'internal transactions of a transaction',
+    deepPage: true,
+    keys: `SELECT '/api/v2/transactions/' || ${hex('transaction_hash')} || '/internal-transactions' AS path, count(*) AS n
+           FROM internal_transactions WHERE index > 0 OR type <> 'call' GROUP BY transaction_hash`,
+  },
+  {
+    // No key: "hot" is the consensus chain, "cold" the few blocks that lost consensus.
+    id: 'blocks',
+    title: 'blocks',
+    deepPage: true,
+    keys: `SELECT '/api/v2/blocks' AS path, count(*) AS n FROM blocks WHERE consensus
+           UNION ALL
+           SELECT '/api/v2/blocks?type=reorg', count(*) FROM blocks WHERE NOT consensus`,
+  },
+  {
+    id: 'block',
+    title: 'a block',
+    deepPage: false,
+    keys: `SELECT '/api/v2/blocks/' || number::text AS path, transactions_count AS n FROM blocks WHERE consensus`,
+  },
+  {
+    id: 'block-txs',
+    title: 'transactions of a block',
+    deepPage: true,
+    keys: `SELECT '/api/v2/blocks/' || number::text || '/transactions' AS path, transactions_count AS n FROM blocks WHERE consensus`,
   },
 ];
 
