@@ -1,16 +1,13 @@
 import type { Db } from '../../src/store/read/sql.js';
 import type { BenchKeys } from '../chain/keys.js';
 
-export type EndpointId =
-  | 'E1'
-  | 'E2'
-  | 'E3'
-  | 'E4'
-  | 'E5'
-  | 'E6'
-  | 'E7'
-  | 'E8'
-  | 'E9'
+export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | TransactionBlockPageId | TokenPageId;
+
+/** The transaction and block pages. */
+type TransactionBlockPageId = 'tx' | 'tx-transfers' | 'tx-internal' | 'blocks' | 'block' | 'block-txs';
+
+/** The token and token instance pages. */
+type TokenPageId =
   | 'token'
   | 'token-counters'
   | 'token-transfers'
@@ -172,6 +169,48 @@ export const endpoints: Endpoint[] = [
     keys: `SELECT '/api/v2/tokens/' || ${hex('token_address')} || '/instances/' || token_id::text || '/transfers-count' AS path, count(*) AS n
            FROM token_transfers WHERE token_id IS NOT NULL AND token_type IN ('ERC-721', 'ERC-1155')
            GROUP BY token_address, token_id`,
+  },
+  {
+    // Keyed by the transaction's token transfers: the hot key embeds ten and overflows.
+    id: 'tx',
+    title: 'a transaction',
+    deepPage: false,
+    keys: `SELECT '/api/v2/transactions/' || ${hex('transaction_hash')} AS path, count(*) AS n FROM token_transfers GROUP BY transaction_hash`,
+  },
+  {
+    id: 'tx-transfers',
+    title: 'token transfers of a transaction',
+    deepPage: true,
+    keys: `SELECT '/api/v2/transactions/' || ${hex('transaction_hash')} || '/token-transfers' AS path, count(*) AS n
+           FROM token_transfers GROUP BY transaction_hash`,
+  },
+  {
+    id: 'tx-internal',
+    title: 'internal transactions of a transaction',
+    deepPage: true,
+    keys: `SELECT '/api/v2/transactions/' || ${hex('transaction_hash')} || '/internal-transactions' AS path, count(*) AS n
+           FROM internal_transactions WHERE index > 0 OR type <> 'call' GROUP BY transaction_hash`,
+  },
+  {
+    // No key: "hot" is the consensus chain, "cold" the few blocks that lost consensus.
+    id: 'blocks',
+    title: 'blocks',
+    deepPage: true,
+    keys: `SELECT '/api/v2/blocks' AS path, count(*) AS n FROM blocks WHERE consensus
+           UNION ALL
+           SELECT '/api/v2/blocks?type=reorg', count(*) FROM blocks WHERE NOT consensus`,
+  },
+  {
+    id: 'block',
+    title: 'a block',
+    deepPage: false,
+    keys: `SELECT '/api/v2/blocks/' || number::text AS path, transactions_count AS n FROM blocks WHERE consensus`,
+  },
+  {
+    id: 'block-txs',
+    title: 'transactions of a block',
+    deepPage: true,
+    keys: `SELECT '/api/v2/blocks/' || number::text || '/transactions' AS path, transactions_count AS n FROM blocks WHERE consensus`,
   },
 ];
 

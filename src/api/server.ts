@@ -10,7 +10,10 @@ import { addressNftCollectionsRoute } from './routes/address-nft-collections.js'
 import { addressTokenTransfersRoute } from './routes/address-token-transfers.js';
 import { addressTokensRoute } from './routes/address-tokens.js';
 import { addressInternalTransactionsRoute } from './routes/address-internal-transactions.js';
+import { blockTransactionsRoute } from './routes/block-transactions.js';
 import { blockWithdrawalsRoute } from './routes/block-withdrawals.js';
+import { blockRoute } from './routes/block.js';
+import { blocksRoute } from './routes/blocks.js';
 import { healthRoute } from './routes/health.js';
 import { tokenInstanceTransfersRoute } from './routes/token-instance-transfers.js';
 import { tokenRoute } from './routes/token.js';
@@ -21,7 +24,10 @@ import { tokenInstancesRoute } from './routes/token-instances.js';
 import { tokenInstanceRoute } from './routes/token-instance.js';
 import { tokenInstanceHoldersRoute } from './routes/token-instance-holders.js';
 import { tokenInstanceTransfersCountRoute } from './routes/token-instance-transfers-count.js';
+import { transactionInternalTransactionsRoute } from './routes/transaction-internal-transactions.js';
 import { transactionRawTraceRoute } from './routes/transaction-raw-trace.js';
+import { transactionTokenTransfersRoute } from './routes/transaction-token-transfers.js';
+import { transactionRoute } from './routes/transaction.js';
 import { transactionsRoute } from './routes/transactions.js';
 import { transactionLogsRoute } from './routes/transaction-logs.js';
 import { addressLogsRoute } from './routes/address-logs.js';
@@ -59,6 +65,12 @@ export const apiRoutes: readonly ApiRoute[] = [
   tokenInstanceRoute,
   tokenInstanceHoldersRoute,
   tokenInstanceTransfersCountRoute,
+  transactionRoute,
+  transactionTokenTransfersRoute,
+  transactionInternalTransactionsRoute,
+  blocksRoute,
+  blockRoute,
+  blockTransactionsRoute,
 ];
 
 /**

@@ -103,6 +103,9 @@ function normalizeSubjects(s: ChainSubjects): ChainSubjects {
 
 const tokenTypeFilters = ['', 'ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404'];
 const nftTypeFilters = ['', 'ERC-721', 'ERC-1155', 'ERC-404'];
+const blockTypeFilters = ['', 'block', 'uncle', 'reorg'];
+/** The snapshot keys of the lists of blocks that lost consensus, which only an index that followed reorgs has. */
+export const blockListsOfLostBlocks = ['/api/v2/blocks?type=reorg'];
 const transactionKindFilters = ['', 'coin_transfer', 'contract_call', 'contract_creation', 'token_creation', 'token_transfer'];
 
 /** Every request the snapshot makes: a path and the filters sent with each of its pages. */
@@ -133,6 +136,18 @@ function requests(subjects: ChainSubjects): [string, Record<string, string>][] {
   for (const hash of subjects.transactions) all.push([`/api/v2/transactions/${hash}/raw-trace`, {}]);
   for (const hash of subjects.transactions) all.push([`/api/v2/transactions/${hash}/logs`, {}]);
   for (const block of subjects.blocks) all.push([`/api/v2/blocks/${block}/withdrawals`, {}]);
+  // type=reorg lists the blocks that lost consensus: the one answer a live index that followed reorgs
+  // gives differently from a clean one (see blockListsOfLostBlocks).
+  for (const type of blockTypeFilters) all.push(['/api/v2/blocks', { type }]);
+  for (const hash of subjects.transactions) {
+    all.push([`/api/v2/transactions/${hash}`, {}]);
+    all.push([`/api/v2/transactions/${hash}/token-transfers`, {}]);
+    all.push([`/api/v2/transactions/${hash}/internal-transactions`, {}]);
+  }
+  for (const block of subjects.blocks) {
+    all.push([`/api/v2/blocks/${block}`, {}]);
+    all.push([`/api/v2/blocks/${block}/transactions`, {}]);
+  }
   return all;
 }
 

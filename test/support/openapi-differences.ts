@@ -54,6 +54,14 @@ export const differences: Difference[] = [
       };
     },
   },
+  member('Transaction', 'actions', { type: 'array', items: { type: 'object' } }, 'the spec lists actions in Transaction'),
+  member('Transaction', 'gas_limit', { type: 'integer', minimum: 0 }, 'the spec types Transaction gas_limit integer'),
+  member(
+    'Transaction',
+    'to',
+    { allOf: [{ $ref: '#/components/schemas/Address' }], nullable: true },
+    'a contract creation has no recipient: to is null, as Blockscout itself sends it',
+  ),
   member('TransactionResponse', 'actions', { type: 'array', items: { type: 'object' } }, 'the spec lists actions in Transaction'),
   member('TransactionResponse', 'gas_limit', { type: 'integer', minimum: 0 }, 'the spec types Transaction gas_limit integer'),
   member(

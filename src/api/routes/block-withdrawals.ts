@@ -22,7 +22,7 @@ const Response = Type.Object({
  * The block a path names. By hash: any block, consensus or not. By number: the consensus block; a
  * number whose block lost consensus is a 404 that says so, and one above the indexed head is unknown.
  */
-async function resolveBlock(db: Db, numberOrHash: string): Promise<BlockIdentityItem> {
+export async function resolveBlock(db: Db, numberOrHash: string): Promise<BlockIdentityItem> {
   if (numberOrHash.startsWith('0x')) {
     const block = await findBlockByHash(db, numberOrHash.toLowerCase() as Hex);
     if (block === null) throw new NotFoundError();

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { BlockRewardItem, BlockItem } from '../../store/read/blocks.js';
+import type { BlockDetailItem, BlockItem, BlockRewardItem } from '../../store/read/blocks.js';
 import { DecimalString, HexString, Nullable, StringEnum, Timestamp, decimal } from '../schemas.js';
 import { AddressInfoSchema, addressInfo } from './address-info.js';
 import { percentage, percentageAboveTarget } from './percentage.js';
@@ -90,5 +90,27 @@ export function blockView(item: BlockItem): Block {
     type: item.consensus ? 'block' : 'reorg',
     uncles_hashes: item.uncles,
     withdrawals_count: item.withdrawalsCount,
+  };
+}
+
+/**
+ * A block as its own page renders it (Blockscout's BlockResponse): the list's fields but extra_data
+ * and state_root, which that schema does not carry, with uncles as objects and the internal
+ * transactions counted.
+ */
+export const BlockDetailSchema = Type.Object({
+  ...Type.Omit(BlockSchema, ['extra_data', 'state_root', 'uncles_hashes', 'internal_transactions_count']).properties,
+  internal_transactions_count: Nullable(Type.Integer()),
+  uncles_hashes: Type.Array(Type.Object({ hash: HexString })),
+});
+
+export type BlockDetail = Static<typeof BlockDetailSchema>;
+
+export function blockDetailView(item: BlockDetailItem): BlockDetail {
+  const { extra_data: _extraData, state_root: _stateRoot, ...listed } = blockView(item);
+  return {
+    ...listed,
+    internal_transactions_count: item.internalTransactionsCount,
+    uncles_hashes: item.uncles.map((hash) => ({ hash })),
   };
 }

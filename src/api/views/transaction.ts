@@ -1,9 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ChainTiming } from '../../store/read/chain.js';
+import type { TokenTransferItem } from '../../store/read/token-transfers.js';
 import { type TransactionItem, type TransactionKind, transactionKinds } from '../../store/read/transactions.js';
 import { calledMethod } from '../known-methods.js';
 import { DecimalString, HexString, Nullable, StringEnum, Timestamp, decimal } from '../schemas.js';
 import { type AddressInfo, AddressInfoSchema, addressInfo } from './address-info.js';
+import { TokenTransferSchema, tokenTransferView } from './token-transfer.js';
 
 /** A transaction as list endpoints render it (token_transfers and decoded input are not part of lists). */
 export const TransactionSchema = Type.Object({
@@ -146,5 +148,29 @@ export function transactionView(item: TransactionItem, timing: ChainTiming): Tra
     transaction_types: transactionTypes(item),
     type: item.type,
     value: item.value.toString(),
+  };
+}
+
+/** How many token transfers a transaction's page embeds, as Blockscout's detail does. */
+export const embeddedTransfersCount = 10;
+
+/** A transaction as its own page renders it: the list's fields, with its first token transfers. */
+export const TransactionDetailSchema = Type.Object({
+  ...TransactionSchema.properties,
+  token_transfers: Nullable(Type.Array(TokenTransferSchema)),
+  token_transfers_overflow: Nullable(Type.Boolean()),
+});
+
+export type TransactionDetail = Static<typeof TransactionDetailSchema>;
+
+/**
+ * The detail view. `transfers` are the transaction's first token transfers by log index, one more
+ * than are shown if there are more: that one only says that the list overflows.
+ */
+export function transactionDetailView(item: TransactionItem, timing: ChainTiming, transfers: TokenTransferItem[]): TransactionDetail {
+  return {
+    ...transactionView(item, timing),
+    token_transfers: transfers.slice(0, embeddedTransfersCount).map(tokenTransferView),
+    token_transfers_overflow: transfers.length > embeddedTransfersCount,
   };
 }

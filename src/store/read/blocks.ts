@@ -113,13 +113,22 @@ export async function listBlocksValidated(db: Db, miner: Hex, after: BlocksValid
   const params = new SqlParams();
   const conditions = ['b.consensus', `b.miner = ${params.add(byteaFromHex(miner))}`];
   if (after !== null) conditions.push(keysetCondition(params, '<', [['b.number', after.blockNumber, 'bigint']]));
+  return readBlocks(
+    db,
+    `SELECT * FROM blocks b WHERE ${conditions.join(' AND ')} ORDER BY b.number DESC LIMIT ${params.add(limit)}`,
+    params,
+  );
+}
+
+/** Renders the blocks that `selected` (a query over blocks b) picks, highest first, with their rewards. */
+async function readBlocks(db: Db, selected: string, params: SqlParams): Promise<BlockItem[]> {
   const { rows } = await db.query<BlockRow>(
     `SELECT b.hash, b.number, b.parent_hash, b.consensus, ${isoTimestamp('b.timestamp')} AS timestamp,
             b.miner, ma.is_contract AS miner_is_contract, b.nonce, b.difficulty, b.total_difficulty, b.size,
             b.extra_data, b.state_root, b.gas_limit, b.gas_used, b.base_fee_per_gas, b.blob_gas_used,
             b.excess_blob_gas, b.uncles, b.transactions_count, b.withdrawals_count, b.transaction_fees,
             b.burnt_fees, b.priority_fee, b.blob_transactions_count, b.beacon_deposits_count
-     FROM (SELECT * FROM blocks b WHERE ${conditions.join(' AND ')} ORDER BY b.number DESC LIMIT ${params.add(limit)}) b
+     FROM (${selected}) b
      LEFT JOIN addresses ma ON ma.hash = b.miner
      ORDER BY b.number DESC`,
     params.values,
@@ -131,22 +140,67 @@ export async function listBlocksValidated(db: Db, miner: Hex, after: BlocksValid
   return rows.map((row) => toBlockItem(row, rewards.get(hexFromBytea(row.hash)) ?? []));
 }
 
+/** Which blocks a list holds: the consensus chain, or the blocks that lost consensus in a reorg. */
+export type BlockListKind = 'consensus' | 'lost';
+
+/** Blocks of one kind, highest first, below the keyset if one is given. */
+export async function listBlocks(db: Db, kind: BlockListKind, after: BlocksValidatedKeyset | null, limit: number): Promise<BlockItem[]> {
+  const params = new SqlParams();
+  // Each kind is one range of its partial index on number (blocks_consensus_number, blocks_lost_number).
+  const conditions = [kind === 'consensus' ? 'b.consensus' : 'NOT b.consensus'];
+  if (after !== null) conditions.push(keysetCondition(params, '<', [['b.number', after.blockNumber, 'bigint']]));
+  return readBlocks(
+    db,
+    `SELECT * FROM blocks b WHERE ${conditions.join(' AND ')} ORDER BY b.number DESC LIMIT ${params.add(limit)}`,
+    params,
+  );
+}
+
+/** A block as its own page reads it: the list's item with the count of its internal transactions. */
+export type BlockDetailItem = BlockItem & {
+  /** Its internal transactions but each transaction's top-level call; null until the block is traced. */
+  internalTransactionsCount: number | null;
+};
+
+/** Any stored block, consensus or not, by its hash, with what its page adds; null when unknown. */
+export async function readBlockDetail(db: Db, hash: Hex): Promise<BlockDetailItem | null> {
+  const params = new SqlParams();
+  const [block] = await readBlocks(db, `SELECT * FROM blocks b WHERE b.hash = ${params.add(byteaFromHex(hash))}`, params);
+  if (block === undefined) return null;
+  // Counted by the primary key's block_hash prefix; null while the trace stage has not reached it.
+  const { rows } = await db.query<{ count: string | null }>(
+    `SELECT CASE WHEN b.traced_at IS NULL THEN NULL
+                 ELSE (SELECT count(*) FROM internal_transactions i WHERE i.block_hash = b.hash AND (i.type <> 'call' OR i.index > 0))
+            END AS count
+     FROM blocks b WHERE b.hash = $1`,
+    [byteaFromHex(hash)],
+  );
+  const count = rows[0]?.count ?? null;
+  return { ...block, internalTransactionsCount: count === null ? null : Number(count) };
+}
+
 /** A stored block as a lookup by hash or number finds it. */
 export interface BlockIdentityItem {
   hash: Hex;
+  number: number;
   consensus: boolean;
 }
 
 interface BlockIdentityRow {
   hash: Buffer;
+  number: string;
   consensus: boolean;
 }
 
-const toBlockIdentityItem = (row: BlockIdentityRow): BlockIdentityItem => ({ hash: hexFromBytea(row.hash), consensus: row.consensus });
+const toBlockIdentityItem = (row: BlockIdentityRow): BlockIdentityItem => ({
+  hash: hexFromBytea(row.hash),
+  number: Number(row.number),
+  consensus: row.consensus,
+});
 
 /** Any block, consensus or not, with this hash. */
 export async function findBlockByHash(db: Db, hash: Hex): Promise<BlockIdentityItem | null> {
-  const { rows } = await db.query<BlockIdentityRow>('SELECT hash, consensus FROM blocks WHERE hash = $1', [byteaFromHex(hash)]);
+  const { rows } = await db.query<BlockIdentityRow>('SELECT hash, number, consensus FROM blocks WHERE hash = $1', [byteaFromHex(hash)]);
   return rows[0] === undefined ? null : toBlockIdentityItem(rows[0]);
 }
 
@@ -158,9 +212,9 @@ export async function findBlockByNumber(db: Db, number: number): Promise<BlockId
   // The second branch runs only when the first finds nothing, and then only at or below the head;
   // no index serves it (non-consensus blocks are few), so it reads the table.
   const { rows } = await db.query<BlockIdentityRow>(
-    `(SELECT hash, consensus FROM blocks WHERE number = $1 AND consensus)
+    `(SELECT hash, number, consensus FROM blocks WHERE number = $1 AND consensus)
      UNION ALL
-     (SELECT hash, consensus FROM blocks
+     (SELECT hash, number, consensus FROM blocks
       WHERE number = $1 AND NOT consensus AND $1 <= ${indexedHead}
       LIMIT 1)
      LIMIT 1`,

@@ -99,7 +99,11 @@ export async function listAddressInternalTransactions(
      ORDER BY i.${order.replaceAll(', ', ', i.')}`,
     params.values,
   );
-  return rows.map((r) => ({
+  return rows.map(toInternalTransactionItem);
+}
+
+function toInternalTransactionItem(r: InternalTransactionRow): InternalTransactionItem {
+  return {
     blockNumber: Number(r.block_number),
     transactionIndex: r.transaction_index,
     index: r.index,
@@ -111,7 +115,39 @@ export async function listAddressInternalTransactions(
     value: BigInt(r.value),
     gas: bigintFromNumeric(r.gas),
     error: r.error,
-  }));
+  };
+}
+
+/**
+ * The internal transactions of one transaction, newest first as E7 lists them (its top-level call
+ * left out, as E7 leaves it out), below the keyset if one is given. They share the transaction's
+ * block number and index, so the keyset narrows to index, which the transaction's index serves.
+ */
+export async function listTransactionInternalTransactions(
+  db: Db,
+  transaction: { hash: Hex; blockNumber: number; index: number },
+  after: InternalTransactionKeyset | null,
+  limit: number,
+): Promise<InternalTransactionItem[]> {
+  let below: number | null = null;
+  if (after !== null) {
+    const position = after.blockNumber - transaction.blockNumber || after.transactionIndex - transaction.index;
+    if (position < 0) return [];
+    if (position === 0) below = after.index;
+  }
+  const params = new SqlParams();
+  const conditions = [`i.transaction_hash = ${params.add(byteaFromHex(transaction.hash))}`, "(i.type <> 'call' OR i.index > 0)"];
+  if (below !== null) conditions.push(`i.index < ${params.add(below)}::integer`);
+  const { rows } = await db.query<InternalTransactionRow>(
+    `SELECT i.block_number, i.transaction_index, i.index, i.transaction_hash, ${isoTimestamp('b.timestamp')} AS timestamp,
+            i.type, i.call_type, ${partyColumns('i')}, i.value, i.gas, i.error
+     FROM (SELECT * FROM internal_transactions i WHERE ${conditions.join(' AND ')} ORDER BY i.index DESC LIMIT ${params.add(limit)}) i
+     JOIN blocks b ON b.hash = i.block_hash
+     ${partyJoins('i')}
+     ORDER BY i.index DESC`,
+    params.values,
+  );
+  return rows.map(toInternalTransactionItem);
 }
 
 /** One stored trace frame, with what E6 repeats of its block. */

@@ -174,3 +174,65 @@ export async function listTokenTokenTransfers(
     params,
   );
 }
+const transactionConditions = (params: SqlParams, transaction: TransactionPosition): string[] => [
+  `tt.block_number = ${params.add(transaction.blockNumber)}::bigint`,
+  `tt.transaction_index = ${params.add(transaction.index)}::integer`,
+];
+
+/** Where a transaction sits, as its transfers and internal transactions are keyed. */
+export interface TransactionPosition {
+  hash: Hex;
+  blockNumber: number;
+  index: number;
+}
+
+/**
+ * The token transfers of one transaction, newest first as E8 lists them (an ERC-1155 batch one item
+ * per id), below the keyset if one is given. They are found by the transaction's position in its
+ * block (the index E2's token transfer probe uses), not by its hash: an index keyed by transaction
+ * hash takes each new row at a random place and slows every block write (migration 009). A
+ * transaction's transfers share its block number, so the keyset narrows to (log_index, batch_index).
+ */
+export async function listTransactionTokenTransfers(
+  db: Db,
+  transaction: TransactionPosition,
+  types: TokenType[],
+  after: TokenTransferKeyset | null,
+  limit: number,
+): Promise<TokenTransferItem[]> {
+  if (after !== null && after.blockNumber < transaction.blockNumber) return [];
+  const params = new SqlParams();
+  const conditions = transactionConditions(params, transaction);
+  if (after !== null && after.blockNumber === transaction.blockNumber) {
+    conditions.push(
+      keysetCondition(params, '<', [
+        ['tt.log_index', after.logIndex, 'integer'],
+        ['tt.batch_index', after.batchIndex, 'integer'],
+      ]),
+    );
+  }
+  if (types.length > 0) conditions.push(`tt.token_type = ANY(${params.add(types)}::text[])`);
+  return readTransfers(
+    db,
+    `SELECT tt.* FROM token_transfers tt WHERE ${conditions.join(' AND ')}
+     ORDER BY tt.log_index DESC, tt.batch_index DESC LIMIT ${params.add(limit)}`,
+    params,
+  );
+}
+
+/** The first token transfers of one transaction by log index (and batch index), up to limit. */
+export async function firstTransactionTokenTransfers(
+  db: Db,
+  transaction: TransactionPosition,
+  limit: number,
+): Promise<TokenTransferItem[]> {
+  const params = new SqlParams();
+  const transfers = await readTransfers(
+    db,
+    `SELECT tt.* FROM token_transfers tt WHERE ${transactionConditions(params, transaction).join(' AND ')}
+     ORDER BY tt.log_index, tt.batch_index LIMIT ${params.add(limit)}`,
+    params,
+  );
+  // readTransfers renders newest first; the detail lists them in log order.
+  return transfers.reverse();
+}

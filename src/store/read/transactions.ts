@@ -214,6 +214,11 @@ export async function listMinedTransactions(
     `SELECT t.* FROM transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
      ORDER BY ${scanOrder} LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, minedOrder, limitParam);
+  return readMined(db, page, params);
+}
+
+/** Renders the mined transactions that `page` (a query over transactions t) picks, newest first. */
+async function readMined(db: Db, page: string, params: SqlParams): Promise<MinedTransactionItem[]> {
   const { rows } = await db.query<MinedTransactionRow>(
     `SELECT t.hash, t.block_number, t.index, ${isoTimestamp('t.block_timestamp')} AS timestamp, ${partyColumns('t')},
             t.nonce, t.type, t.value, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas,
@@ -233,6 +238,45 @@ export async function listMinedTransactions(
     timestamp: r.timestamp,
     insertedAt: null,
   }));
+}
+
+/**
+ * The transactions of one block, highest index first, below the keyset if one is given: exactly E2's
+ * items for that block. A block that lost consensus has none (its transactions were removed with it).
+ */
+export async function listBlockTransactions(
+  db: Db,
+  block: { hash: Hex; number: number },
+  after: MinedTransactionKeyset | null,
+  limit: number,
+): Promise<MinedTransactionItem[]> {
+  const params = new SqlParams();
+  const conditions = [`t.block_number = ${params.add(block.number)}::bigint`, `t.block_hash = ${params.add(byteaFromHex(block.hash))}`];
+  if (after !== null) {
+    conditions.push(
+      keysetCondition(params, '<', [
+        ['t.block_number', after.blockNumber, 'bigint'],
+        ['t.index', after.index, 'integer'],
+      ]),
+    );
+  }
+  const page = `SELECT t.* FROM transactions t ${where(conditions)} ORDER BY ${minedOrder} LIMIT ${params.add(limit)}`;
+  return readMined(db, page, params);
+}
+
+/** A mined transaction by its hash; else the pool transaction with it; else null. */
+export async function findTransaction(db: Db, hash: Hex): Promise<TransactionItem | null> {
+  const params = new SqlParams();
+  const hashParam = params.add(byteaFromHex(hash));
+  const [mined] = await readMined(db, `SELECT t.* FROM transactions t WHERE t.hash = ${hashParam}`, params);
+  if (mined !== undefined) return mined;
+  const pendingParams = new SqlParams();
+  const [pending] = await readPending(
+    db,
+    `SELECT t.* FROM pending_transactions t WHERE t.hash = ${pendingParams.add(byteaFromHex(hash))}`,
+    pendingParams,
+  );
+  return pending ?? null;
 }
 
 const pendingOrder = 'inserted_at DESC, hash DESC';
@@ -259,6 +303,11 @@ export async function listPendingTransactions(
     `SELECT t.* FROM pending_transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
      ORDER BY t.inserted_at DESC, t.hash DESC LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, pendingOrder, limitParam);
+  return readPending(db, page, params);
+}
+
+/** Renders the pool transactions that `page` (a query over pending_transactions t) picks, newest first. */
+async function readPending(db: Db, page: string, params: SqlParams): Promise<PendingTransactionItem[]> {
   const { rows } = await db.query<PendingTransactionRow>(
     `SELECT t.hash, ${isoTimestamp('t.inserted_at')} AS inserted_at,
             t.from_address, fa.is_contract AS from_is_contract,
