@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { TokenTransferRecord, TokenType } from '../model.js';
-import { bigintFromNumeric, hexFromBytea } from './encode.js';
+import { applyCounterDeltas, counterDeltas } from './address-counters.js';
+import { bigintFromNumeric, hexFromBytea, hexFromNullableBytea } from './encode.js';
 import { revertTokenTransfers } from './token-ledger.js';
 import { inTransaction } from './transaction.js';
 
@@ -17,6 +18,13 @@ interface RetractedTransferRow {
   to_address: Buffer;
   amount: string;
   token_id: string | null;
+}
+
+interface RetractedTransactionRow {
+  from_address: Buffer;
+  to_address: Buffer | null;
+  created_contract: Buffer | null;
+  gas_used: string;
 }
 
 const toTransferRecord = (r: RetractedTransferRow): TokenTransferRecord => ({
@@ -57,13 +65,13 @@ async function forgetRetractedContracts(client: PoolClient, createdContracts: (B
  */
 export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise<number> {
   return inTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ hash: Buffer }>(
-      'UPDATE blocks SET consensus = false WHERE consensus AND number >= $1 RETURNING hash',
+    const { rows } = await client.query<{ hash: Buffer; miner: Buffer }>(
+      'UPDATE blocks SET consensus = false WHERE consensus AND number >= $1 RETURNING hash, miner',
       [fromNumber.toString()],
     );
     const hashes = rows.map((r) => r.hash);
-    const created = await client.query<{ created_contract: Buffer | null }>(
-      'DELETE FROM transactions WHERE block_number >= $1 RETURNING created_contract',
+    const created = await client.query<RetractedTransactionRow>(
+      'DELETE FROM transactions WHERE block_number >= $1 RETURNING from_address, to_address, created_contract, gas_used',
       [fromNumber.toString()],
     );
     const createdInternally = await client.query<{ created_contract: Buffer | null }>(
@@ -81,7 +89,24 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       'DELETE FROM token_transfers WHERE block_hash = ANY($1::bytea[]) RETURNING *',
       [hashes],
     );
-    await revertTokenTransfers(client, retracted.rows.map(toTransferRecord));
+    const transfers = retracted.rows.map(toTransferRecord);
+    await revertTokenTransfers(client, transfers);
+    await applyCounterDeltas(
+      client,
+      counterDeltas(
+        {
+          transactions: created.rows.map((r) => ({
+            from: hexFromBytea(r.from_address),
+            to: hexFromNullableBytea(r.to_address),
+            createdContract: hexFromNullableBytea(r.created_contract),
+            gasUsed: BigInt(r.gas_used),
+          })),
+          tokenTransfers: transfers,
+          miners: rows.map((r) => hexFromBytea(r.miner)),
+        },
+        -1n,
+      ),
+    );
     return hashes.length;
   });
 }
