@@ -212,6 +212,11 @@ export async function listMinedTransactions(
     `SELECT t.* FROM transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
      ORDER BY ${scanOrder} LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, minedOrder, limitParam);
+  return readMinedTransactions(db, page, params);
+}
+
+/** Renders the mined transactions that `page` (a query over transactions, its parameters in `params`) selects, newest first. */
+export async function readMinedTransactions(db: Db, page: string, params: SqlParams): Promise<MinedTransactionItem[]> {
   const { rows } = await db.query<MinedTransactionRow>(
     `SELECT t.hash, t.block_number, t.index, ${isoTimestamp('t.block_timestamp')} AS timestamp, ${partyColumns('t')},
             t.nonce, t.type, t.value, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas,
