@@ -62,6 +62,15 @@ export const differences: Difference[] = [
     { allOf: [{ $ref: '#/components/schemas/Address' }], nullable: true },
     'a contract creation has no recipient: to is null, as Blockscout itself sends it',
   ),
+  // An address's transactions are items of Blockscout's Transaction schema, E2's of TransactionResponse: the same differences.
+  member('Transaction', 'actions', { type: 'array', items: { type: 'object' } }, 'the spec lists actions in Transaction'),
+  member('Transaction', 'gas_limit', { type: 'integer', minimum: 0 }, 'the spec types Transaction gas_limit integer'),
+  member(
+    'Transaction',
+    'to',
+    { allOf: [{ $ref: '#/components/schemas/Address' }], nullable: true },
+    'a contract creation has no recipient: to is null, as Blockscout itself sends it',
+  ),
   {
     reason:
       "E6 answers in Parity's trace shape (CONTRACT): a selfdestruct is of type suicide, creations and selfdestructs " +
