@@ -1,7 +1,10 @@
 import type { Db } from '../../src/store/read/sql.js';
 import type { BenchKeys } from '../chain/keys.js';
 
-export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9';
+export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | AddressPageEndpointId;
+
+/** The address page: the address, its counters, its tab counts, its transactions. */
+type AddressPageEndpointId = 'address' | 'address-counters' | 'address-tabs-counters' | 'address-transactions';
 
 export interface Endpoint {
   id: EndpointId;
@@ -100,6 +103,32 @@ export const endpoints: Endpoint[] = [
     deepPage: false,
     keys: `SELECT '/api/v2/blocks/' || b.number::text || '/withdrawals' AS path, count(*) AS n
            FROM withdrawals w JOIN blocks b ON b.hash = w.block_hash AND b.consensus GROUP BY b.number`,
+  },
+  // The address page, keyed by the senders of transactions (each a key with some data behind it).
+  {
+    id: 'address',
+    title: 'an address',
+    deepPage: false,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('from_address')} AS path, 1 AS n FROM transactions GROUP BY from_address`,
+  },
+  {
+    id: 'address-counters',
+    title: 'counters of an address',
+    deepPage: false,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/counters' AS path, 1 AS n FROM address_counters`,
+  },
+  {
+    id: 'address-tabs-counters',
+    title: 'tab counts of an address',
+    deepPage: false,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('from_address')} || '/tabs-counters' AS path, 1 AS n FROM transactions GROUP BY from_address`,
+  },
+  {
+    id: 'address-transactions',
+    title: 'transactions of an address',
+    deepPage: true,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/transactions' AS path, transactions_count AS n
+           FROM address_counters WHERE transactions_count > 0`,
   },
 ];
 
