@@ -91,6 +91,12 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
     );
     const transfers = retracted.rows.map(toTransferRecord);
     await revertTokenTransfers(client, transfers);
+    // A token known only from transfers on the branch that lost is not a token of the chain that replaced it.
+    await client.query(
+      `DELETE FROM tokens k WHERE k.address = ANY($1::bytea[])
+         AND NOT EXISTS (SELECT 1 FROM token_transfers tt WHERE tt.token_address = k.address)`,
+      [[...new Set(retracted.rows.map((r) => r.token_address.toString('hex')))].map((h) => Buffer.from(h, 'hex'))],
+    );
     await applyCounterDeltas(
       client,
       counterDeltas(
