@@ -1,7 +1,7 @@
 import type { Db } from '../../src/store/read/sql.js';
 import type { BenchKeys } from '../chain/keys.js';
 
-export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | TransactionBlockPageId | TokenPageId;
+export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | TransactionBlockPageId | TokenPageId | AddressPageEndpointId;
 
 /** The transaction and block pages. */
 type TransactionBlockPageId = 'tx' | 'tx-transfers' | 'tx-internal' | 'blocks' | 'block' | 'block-txs';
@@ -16,6 +16,9 @@ type TokenPageId =
   | 'token-instance'
   | 'token-instance-holders'
   | 'token-instance-transfers-count';
+
+/** The address page: the address, its counters, its tab counts, its transactions. */
+type AddressPageEndpointId = 'address' | 'address-counters' | 'address-tabs-counters' | 'address-transactions';
 
 export interface Endpoint {
   id: EndpointId;
@@ -211,6 +214,32 @@ export const endpoints: Endpoint[] = [
     title: 'transactions of a block',
     deepPage: true,
     keys: `SELECT '/api/v2/blocks/' || number::text || '/transactions' AS path, transactions_count AS n FROM blocks WHERE consensus`,
+  },
+  // The address page, keyed by the senders of transactions (each a key with some data behind it).
+  {
+    id: 'address',
+    title: 'an address',
+    deepPage: false,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('from_address')} AS path, 1 AS n FROM transactions GROUP BY from_address`,
+  },
+  {
+    id: 'address-counters',
+    title: 'counters of an address',
+    deepPage: false,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/counters' AS path, 1 AS n FROM address_counters`,
+  },
+  {
+    id: 'address-tabs-counters',
+    title: 'tab counts of an address',
+    deepPage: false,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('from_address')} || '/tabs-counters' AS path, 1 AS n FROM transactions GROUP BY from_address`,
+  },
+  {
+    id: 'address-transactions',
+    title: 'transactions of an address',
+    deepPage: true,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/transactions' AS path, transactions_count AS n
+           FROM address_counters WHERE transactions_count > 0`,
   },
 ];
 

@@ -5,6 +5,8 @@ import type { IndexerStatus } from '../model.js';
 import type { Db } from '../store/read/sql.js';
 import { frameworkErrors, registerErrorHandling } from './errors.js';
 import type { ApiContext, ApiRoute } from './route.js';
+import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
+import { addressTransactionsRoute } from './routes/address-transactions.js';
 import { addressBlocksValidatedRoute } from './routes/address-blocks-validated.js';
 import { addressNftCollectionsRoute } from './routes/address-nft-collections.js';
 import { addressTokenTransfersRoute } from './routes/address-token-transfers.js';
@@ -71,6 +73,10 @@ export const apiRoutes: readonly ApiRoute[] = [
   blocksRoute,
   blockRoute,
   blockTransactionsRoute,
+  addressRoute,
+  addressCountersRoute,
+  addressTabsCountersRoute,
+  addressTransactionsRoute,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { TokenTransferRecord, TokenType } from '../model.js';
-import { bigintFromNumeric, hexFromBytea } from './encode.js';
+import { applyCounterDeltas, counterDeltas } from './address-counters.js';
+import { bigintFromNumeric, hexFromBytea, hexFromNullableBytea } from './encode.js';
 import { revertTokenTransfers } from './token-ledger.js';
 import { inTransaction } from './transaction.js';
 
@@ -19,6 +20,13 @@ interface RetractedTransferRow {
   token_id: string | null;
 }
 
+interface RetractedTransactionRow {
+  from_address: Buffer;
+  to_address: Buffer | null;
+  created_contract: Buffer | null;
+  gas_used: string;
+}
+
 const toTransferRecord = (r: RetractedTransferRow): TokenTransferRecord => ({
   blockHash: hexFromBytea(r.block_hash),
   blockNumber: BigInt(r.block_number),
@@ -35,17 +43,18 @@ const toTransferRecord = (r: RetractedTransferRow): TokenTransferRecord => ({
 });
 
 /**
- * Forgets that the given addresses are contracts when the only creations indexed for them were in
- * retracted blocks: a contract created on a lost branch does not exist on the chain that replaced it
- * (and a creation on the new branch marks it again when its block is written).
+ * Forgets that the given addresses are contracts when what showed them to be (a creation, a log they
+ * emitted) was only in retracted blocks: a contract created on a lost branch does not exist on the
+ * chain that replaced it, even where its creation was an internal one not traced yet (and a creation
+ * or a log on the new branch marks it again when its block is written).
  */
-async function forgetRetractedContracts(client: PoolClient, createdContracts: (Buffer | null)[]): Promise<void> {
-  const candidates = createdContracts.filter((address): address is Buffer => address !== null);
+async function forgetRetractedContracts(client: PoolClient, candidates: Buffer[]): Promise<void> {
   if (candidates.length === 0) return;
   await client.query(
     `DELETE FROM addresses a WHERE a.hash = ANY($1::bytea[])
        AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.created_contract = a.hash AND t.status IS DISTINCT FROM 0)
-       AND NOT EXISTS (SELECT 1 FROM internal_transactions i WHERE i.created_contract = a.hash AND i.error IS NULL)`,
+       AND NOT EXISTS (SELECT 1 FROM internal_transactions i WHERE i.created_contract = a.hash AND i.error IS NULL)
+       AND NOT EXISTS (SELECT 1 FROM logs l WHERE l.address = a.hash)`,
     [candidates],
   );
 }
@@ -57,31 +66,51 @@ async function forgetRetractedContracts(client: PoolClient, createdContracts: (B
  */
 export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise<number> {
   return inTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ hash: Buffer }>(
-      'UPDATE blocks SET consensus = false WHERE consensus AND number >= $1 RETURNING hash',
+    const { rows } = await client.query<{ hash: Buffer; miner: Buffer }>(
+      'UPDATE blocks SET consensus = false WHERE consensus AND number >= $1 RETURNING hash, miner',
       [fromNumber.toString()],
     );
     const hashes = rows.map((r) => r.hash);
-    const created = await client.query<{ created_contract: Buffer | null }>(
-      'DELETE FROM transactions WHERE block_number >= $1 RETURNING created_contract',
+    const created = await client.query<RetractedTransactionRow>(
+      'DELETE FROM transactions WHERE block_number >= $1 RETURNING from_address, to_address, created_contract, gas_used',
       [fromNumber.toString()],
     );
     const createdInternally = await client.query<{ created_contract: Buffer | null }>(
       'DELETE FROM internal_transactions WHERE block_hash = ANY($1::bytea[]) RETURNING created_contract',
       [hashes],
     );
-    for (const table of ['withdrawals', 'block_rewards', 'logs']) {
+    for (const table of ['withdrawals', 'block_rewards']) {
       await client.query(`DELETE FROM ${table} WHERE block_hash = ANY($1::bytea[])`, [hashes]);
     }
-    await forgetRetractedContracts(
-      client,
-      [...created.rows, ...createdInternally.rows].map((r) => r.created_contract),
-    );
+    const emitters = await client.query<{ address: Buffer }>('DELETE FROM logs WHERE block_hash = ANY($1::bytea[]) RETURNING address', [
+      hashes,
+    ]);
+    await forgetRetractedContracts(client, [
+      ...[...created.rows, ...createdInternally.rows].flatMap((r) => (r.created_contract === null ? [] : [r.created_contract])),
+      ...emitters.rows.map((r) => r.address),
+    ]);
     const retracted = await client.query<RetractedTransferRow>(
       'DELETE FROM token_transfers WHERE block_hash = ANY($1::bytea[]) RETURNING *',
       [hashes],
     );
-    await revertTokenTransfers(client, retracted.rows.map(toTransferRecord));
+    const transfers = retracted.rows.map(toTransferRecord);
+    await revertTokenTransfers(client, transfers);
+    await applyCounterDeltas(
+      client,
+      counterDeltas(
+        {
+          transactions: created.rows.map((r) => ({
+            from: hexFromBytea(r.from_address),
+            to: hexFromNullableBytea(r.to_address),
+            createdContract: hexFromNullableBytea(r.created_contract),
+            gasUsed: BigInt(r.gas_used),
+          })),
+          tokenTransfers: transfers,
+          miners: rows.map((r) => hexFromBytea(r.miner)),
+        },
+        -1n,
+      ),
+    );
     return hashes.length;
   });
 }

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { BlockBundle } from '../model.js';
 import { markContracts } from './addresses.js';
+import { applyCounterDeltas, counterDeltas } from './address-counters.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
 import { byteaArrayCell, byteaCell, byteaFromHex, nullableByteaCell, numericCell, timestampCell } from './encode.js';
 import { removeMinedFromPending } from './pending-transactions.js';
@@ -223,6 +224,14 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
   if (bundles.length === 0) return;
   // Encoded before the transaction opens, to keep it short.
   const rowSets = blockRowSets(bundles);
+  const counters = counterDeltas(
+    {
+      transactions: bundles.flatMap((b) => b.transactions),
+      tokenTransfers: bundles.flatMap((b) => b.tokenTransfers),
+      miners: bundles.map((b) => b.block.miner),
+    },
+    1n,
+  );
   return inTransaction(pool, async (client) => {
     // A block that lost consensus and is canonical again (a reorg and its undoing) comes back as new.
     await client.query('DELETE FROM blocks WHERE NOT consensus AND hash = ANY($1::bytea[])', [
@@ -237,6 +246,7 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
       client,
       bundles.flatMap((b) => b.tokenTransfers),
     );
+    await applyCounterDeltas(client, counters);
     await removeMinedFromPending(
       client,
       bundles.flatMap((b) => b.transactions.map((t) => t.hash)),

@@ -125,6 +125,8 @@ function requests(subjects: ChainSubjects): [string, Record<string, string>][] {
     for (const type of tokenTypeFilters) all.push([`${base}/token-transfers`, { type }]);
     for (const token of subjects.tokens) all.push([`${base}/token-transfers`, { token }]);
     all.push([`${base}/logs`, {}]);
+    all.push([base, {}], [`${base}/counters`, {}], [`${base}/tabs-counters`, {}]);
+    for (const filter of ['', 'to', 'from']) all.push([`${base}/transactions`, { filter }]);
   }
   for (const { token, id } of subjects.instances) all.push([`/api/v2/tokens/${token}/instances/${id}/transfers`, {}]);
   for (const token of subjects.tokens) {

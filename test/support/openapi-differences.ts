@@ -54,6 +54,8 @@ export const differences: Difference[] = [
       };
     },
   },
+  // A block's and an address's transactions are items of Blockscout's Transaction schema, E2's of
+  // TransactionResponse: the same differences hold for both.
   member('Transaction', 'actions', { type: 'array', items: { type: 'object' } }, 'the spec lists actions in Transaction'),
   member('Transaction', 'gas_limit', { type: 'integer', minimum: 0 }, 'the spec types Transaction gas_limit integer'),
   member(

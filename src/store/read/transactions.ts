@@ -214,11 +214,11 @@ export async function listMinedTransactions(
     `SELECT t.* FROM transactions t ${where(selectorPredicate === null ? conditions : [selectorPredicate, ...conditions])}
      ORDER BY ${scanOrder} LIMIT ${limitParam}`;
   const page = unionBySelector(params, filters.selectors, scan, minedOrder, limitParam);
-  return readMined(db, page, params);
+  return readMinedTransactions(db, page, params);
 }
 
-/** Renders the mined transactions that `page` (a query over transactions t) picks, newest first. */
-async function readMined(db: Db, page: string, params: SqlParams): Promise<MinedTransactionItem[]> {
+/** Renders the mined transactions that `page` (a query over transactions, its parameters in `params`) selects, newest first. */
+export async function readMinedTransactions(db: Db, page: string, params: SqlParams): Promise<MinedTransactionItem[]> {
   const { rows } = await db.query<MinedTransactionRow>(
     `SELECT t.hash, t.block_number, t.index, ${isoTimestamp('t.block_timestamp')} AS timestamp, ${partyColumns('t')},
             t.nonce, t.type, t.value, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas,
@@ -261,14 +261,14 @@ export async function listBlockTransactions(
     );
   }
   const page = `SELECT t.* FROM transactions t ${where(conditions)} ORDER BY ${minedOrder} LIMIT ${params.add(limit)}`;
-  return readMined(db, page, params);
+  return readMinedTransactions(db, page, params);
 }
 
 /** A mined transaction by its hash; else the pool transaction with it; else null. */
 export async function findTransaction(db: Db, hash: Hex): Promise<TransactionItem | null> {
   const params = new SqlParams();
   const hashParam = params.add(byteaFromHex(hash));
-  const [mined] = await readMined(db, `SELECT t.* FROM transactions t WHERE t.hash = ${hashParam}`, params);
+  const [mined] = await readMinedTransactions(db, `SELECT t.* FROM transactions t WHERE t.hash = ${hashParam}`, params);
   if (mined !== undefined) return mined;
   const pendingParams = new SqlParams();
   const [pending] = await readPending(
