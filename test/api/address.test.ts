@@ -97,6 +97,9 @@ describe('the address page on the demo contracts', () => {
       const tabs = (await api.get(`/api/v2/addresses/${address}/tabs-counters`)).body;
       assert.equal(tabs.transactions_count, Math.min(51, sent.length), address);
       assert.equal(tabs.token_transfers_count, Math.min(51, transfers.length), address);
+      const logs = await chain.client.request<unknown[]>('eth_getLogs', [{ address, fromBlock: '0x0', toBlock: 'latest' }]);
+      assert.equal(tabs.logs_count, Math.min(51, logs.length), address);
+      assert.equal((await api.get(`/api/v2/addresses/${address}`)).body.has_logs, logs.length > 0, address);
     }
   });
 

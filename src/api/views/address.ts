@@ -87,7 +87,7 @@ export function addressCountersView(counters: AddressCountersItem): Static<typeo
   };
 }
 
-/** Blockscout's AddressTabsCounters: integers, each capped. Logs are not indexed: logs_count is 0. */
+/** Blockscout's AddressTabsCounters: integers, each capped. */
 export const AddressTabsCountersSchema = Type.Object({
   internal_transactions_count: Type.Integer(),
   logs_count: Type.Integer(),
@@ -101,7 +101,7 @@ export const AddressTabsCountersSchema = Type.Object({
 export function addressTabsCountersView(counts: AddressTabCountsItem): Static<typeof AddressTabsCountersSchema> {
   return {
     internal_transactions_count: counts.internalTransactions,
-    logs_count: 0,
+    logs_count: counts.logs,
     token_balances_count: counts.tokenBalances,
     token_transfers_count: counts.tokenTransfers,
     transactions_count: counts.transactions,

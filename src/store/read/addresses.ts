@@ -17,7 +17,7 @@ export interface AddressSummaryItem {
   isContract: boolean;
   creation: AddressCreationItem | null;
   token: TokenItem | null;
-  /** A token contract of it emitted a transfer: the one kind of log indexed here. */
+  /** It emitted a log. */
   hasLogs: boolean;
   hasTokens: boolean;
   hasTokenTransfers: boolean;
@@ -41,7 +41,7 @@ export async function findAddressSummary(db: Db, address: Address): Promise<Addr
   const hash = byteaFromHex(address);
   const { rows } = await db.query<SummaryRow>(
     `SELECT ${exists('addresses a', 'a.hash = $1 AND a.is_contract')} AS is_contract,
-            ${exists('token_transfers tt', 'tt.token_address = $1')} AS has_logs,
+            ${exists('logs l', 'l.address = $1')} AS has_logs,
             ${exists('address_token_balances b', 'b.address = $1 AND b.value > 0')} AS has_tokens,
             (${exists('token_transfers tt', 'tt.from_address = $1')} OR ${exists('token_transfers tt', 'tt.to_address = $1')})
               AS has_token_transfers,
@@ -126,6 +126,7 @@ export interface AddressTabCountsItem {
   withdrawals: number;
   internalTransactions: number;
   validations: number;
+  logs: number;
 }
 
 /**
@@ -148,7 +149,8 @@ export async function countAddressTabs(db: Db, address: Address, cap: number): P
               ['from_address', 'to_address', 'created_contract'],
               "AND (type <> 'call' OR index > 0)",
             )} AS "internalTransactions",
-            (SELECT count(*) FROM (SELECT 1 FROM blocks WHERE miner = $1 AND consensus LIMIT ${cap}) s) AS validations`,
+            (SELECT count(*) FROM (SELECT 1 FROM blocks WHERE miner = $1 AND consensus LIMIT ${cap}) s) AS validations,
+            (SELECT count(*) FROM (SELECT 1 FROM logs WHERE address = $1 LIMIT ${cap}) s) AS logs`,
     [byteaFromHex(address)],
   );
   const row = rows[0] as Record<keyof AddressTabCountsItem, string>;
@@ -159,6 +161,7 @@ export async function countAddressTabs(db: Db, address: Address, cap: number): P
     withdrawals: Number(row.withdrawals),
     internalTransactions: Number(row.internalTransactions),
     validations: Number(row.validations),
+    logs: Number(row.logs),
   };
 }
 
