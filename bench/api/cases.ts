@@ -1,7 +1,8 @@
 import type { Db } from '../../src/store/read/sql.js';
 import type { BenchKeys } from '../chain/keys.js';
 
-export type EndpointId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | TransactionBlockPageId | TokenPageId | AddressPageEndpointId;
+export type EndpointId =
+  'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | TransactionBlockPageId | TokenPageId | AddressPageEndpointId;
 
 /** The transaction and block pages. */
 type TransactionBlockPageId = 'tx' | 'tx-transfers' | 'tx-internal' | 'blocks' | 'block' | 'block-txs';
