@@ -65,8 +65,8 @@ test('unknown routes and methods are a 404 JSON body', async () => {
   for (const path of [
     '/',
     '/api/v2',
-    '/api/v2/blocks',
-    '/api/v2/transactions/extra',
+    '/api/v2/blocks/1/unknown-tab',
+    '/api/v2/transactions/extra/more',
     '/api/v1/transactions',
     '/api/v2/addresses/0x1/coin-balance-history',
   ]) {
