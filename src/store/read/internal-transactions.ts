@@ -136,7 +136,13 @@ export async function listTransactionInternalTransactions(
     if (position === 0) below = after.index;
   }
   const params = new SqlParams();
-  const conditions = [`i.transaction_hash = ${params.add(byteaFromHex(transaction.hash))}`, "(i.type <> 'call' OR i.index > 0)"];
+  // Through the primary key (block hash, transaction index, index), as E6 reads a trace: the index keyed by
+  // transaction hash was dropped for what it cost the block writes (migration 009).
+  const conditions = [
+    `i.block_hash = (SELECT t.block_hash FROM transactions t WHERE t.hash = ${params.add(byteaFromHex(transaction.hash))})`,
+    `i.transaction_index = ${params.add(transaction.index)}::integer`,
+    "(i.type <> 'call' OR i.index > 0)",
+  ];
   if (below !== null) conditions.push(`i.index < ${params.add(below)}::integer`);
   const { rows } = await db.query<InternalTransactionRow>(
     `SELECT i.block_number, i.transaction_index, i.index, i.transaction_hash, ${isoTimestamp('b.timestamp')} AS timestamp,
