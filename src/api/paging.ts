@@ -1,6 +1,7 @@
 import { type Static, type TObject, type TOptional, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import type { Hex } from '../model.js';
 import type { BlocksValidatedKeyset } from '../store/read/blocks.js';
+import type { CoinBalanceKeyset } from '../store/read/coin-balances.js';
 import type { InternalTransactionKeyset } from '../store/read/internal-transactions.js';
 import type { AddressLogKeyset, TransactionLogKeyset } from '../store/read/logs.js';
 import { type NftCollectionKeyset, nftTypeOrder } from '../store/read/nft-collections.js';
@@ -311,4 +312,12 @@ export const tokenInstancesKeyset = defineKeyset({
   itemsCount: false,
   toKeyset: (v): bigint => BigInt(v.unique_token),
   fromItem: (item: { tokenId: bigint }) => ({ unique_token: item.tokenId.toString() }),
+});
+
+/** An address's coin balance history, newest first: block_number, one read per block. */
+export const coinBalanceHistoryKeyset = defineKeyset({
+  members: { block_number: BlockNumberMember },
+  itemsCount: true,
+  toKeyset: (v): CoinBalanceKeyset => ({ blockNumber: v.block_number }),
+  fromItem: (item: { blockNumber: number }) => ({ block_number: item.blockNumber }),
 });

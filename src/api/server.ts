@@ -33,6 +33,7 @@ import { transactionRoute } from './routes/transaction.js';
 import { transactionsRoute } from './routes/transactions.js';
 import { transactionLogsRoute } from './routes/transaction-logs.js';
 import { addressLogsRoute } from './routes/address-logs.js';
+import { addressCoinBalanceHistoryRoute } from './routes/address-coin-balance-history.js';
 
 export interface ApiOptions {
   /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
@@ -77,6 +78,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   addressCountersRoute,
   addressTabsCountersRoute,
   addressTransactionsRoute,
+  addressCoinBalanceHistoryRoute,
 ];
 
 /**

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { BackgroundLoop } from '../indexer/stages/background-loop.js';
 import { startIndexer, type Indexer } from '../indexer/blocks/indexer.js';
+import { startCoinBalanceStage } from '../indexer/stages/coin-balance-stage.js';
 import { startNftMetadataStage } from '../indexer/stages/nft-metadata-stage.js';
 import { startPendingStage } from '../indexer/stages/pending-stage.js';
 import { startTokenMetadataStage } from '../indexer/stages/token-metadata-stage.js';
@@ -35,6 +36,8 @@ interface Indexing {
   traceStage: TraceStage | null;
   /** Token contracts, then NFT metadata. */
   tokenStages: BackgroundLoop[];
+  /** Native coin balances of the addresses the indexed blocks touch. */
+  balanceStage: BackgroundLoop;
   /** Rejects with the first fatal error that ends the indexer or a stage; never resolves. */
   failed: Promise<never>;
 }
@@ -66,7 +69,8 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   resources.add(() => indexer.stop());
   const traceStage = config.disableInternalTransactions ? null : startTracing(config, logger, database, node, resources);
   const tokenStages = startReadingTokens(config, logger, database, node, resources);
-  const parts = [indexer, ...tokenStages, ...(traceStage === null ? [] : [traceStage])];
+  const balanceStage = startReadingBalances(config, logger, database, node, resources);
+  const parts = [indexer, ...tokenStages, balanceStage, ...(traceStage === null ? [] : [traceStage])];
   // The pool belongs to the head: an index that stops at LAST_BLOCK does not list it.
   if (config.lastBlock === null) {
     const pendingStage = startPendingStage({
@@ -78,7 +82,7 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
     resources.add(() => pendingStage.stop());
     parts.push(pendingStage);
   }
-  return { node, indexer, traceStage, tokenStages, failed: firstFailure(parts) };
+  return { node, indexer, traceStage, tokenStages, balanceStage, failed: firstFailure(parts) };
 }
 
 /**
@@ -121,6 +125,28 @@ function startReadingTokens(
   return [tokenStage, nftStage];
 }
 
+/** Addresses whose balance is read at once: one JSON-RPC batch of eth_getBalance and one save. */
+const BALANCE_READ_BATCH_SIZE = 100;
+
+/** Native coin balances, read beside the indexer at the indexed head. */
+function startReadingBalances(
+  config: Config,
+  logger: Logger,
+  database: Database,
+  node: NodeConnection,
+  resources: Resources,
+): BackgroundLoop {
+  const balanceStage = startCoinBalanceStage({
+    pool: database.pool,
+    client: createRpcClient({ url: node.client.url, timeoutMs: 10_000, retryCount: 1, batchSize: BALANCE_READ_BATCH_SIZE }),
+    logger: logger.child({ component: 'coin-balances' }),
+    batchSize: BALANCE_READ_BATCH_SIZE,
+    pollIntervalMs: config.pollIntervalMs,
+  });
+  resources.add(() => balanceStage.stop());
+  return balanceStage;
+}
+
 /** The trace stage, beside the indexer: trace calls go to ETHEREUM_JSONRPC_TRACE_URL when it is set. */
 function startTracing(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): TraceStage {
   const traceStage = startTraceStage({
@@ -150,12 +176,13 @@ export async function indexCommand(config: Config, logger: Logger): Promise<void
   const shutdown = onShutdownSignal(resources, logger);
   try {
     const database = await openMigratedDatabase(config, logger, resources);
-    const { indexer, traceStage, tokenStages, failed } = await startIndexing(config, logger, database, resources);
-    // Up to LAST_BLOCK, the traces, tokens and NFTs of the blocks indexed are part of the job.
+    const { indexer, traceStage, tokenStages, balanceStage, failed } = await startIndexing(config, logger, database, resources);
+    // Up to LAST_BLOCK, the traces, tokens, NFTs and coin balances of the blocks indexed are part of the job.
     const finished = async () => {
       await indexer.done;
       await traceStage?.drained();
       for (const stage of tokenStages) await stage.drained();
+      await balanceStage.drained();
     };
     await Promise.race([finished(), failed, shutdown]);
   } finally {

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { TokenTransferRecord, TokenType } from '../model.js';
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
+import { retractCoinBalances, transactionParties } from './coin-balances.js';
 import { bigintFromNumeric, hexFromBytea, hexFromNullableBytea } from './encode.js';
 import { revertTokenTransfers } from './token-ledger.js';
 import { inTransaction } from './transaction.js';
@@ -95,16 +96,19 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
     );
     const transfers = retracted.rows.map(toTransferRecord);
     await revertTokenTransfers(client, transfers);
+    const transactions = created.rows.map((r) => ({
+      from: hexFromBytea(r.from_address),
+      to: hexFromNullableBytea(r.to_address),
+      createdContract: hexFromNullableBytea(r.created_contract),
+      gasUsed: BigInt(r.gas_used),
+    }));
+    // The balances read at the lost heights go; whoever the lost blocks touched is read again.
+    await retractCoinBalances(client, fromNumber, [...transactionParties(transactions), ...rows.map((r) => hexFromBytea(r.miner))]);
     await applyCounterDeltas(
       client,
       counterDeltas(
         {
-          transactions: created.rows.map((r) => ({
-            from: hexFromBytea(r.from_address),
-            to: hexFromNullableBytea(r.to_address),
-            createdContract: hexFromNullableBytea(r.created_contract),
-            gasUsed: BigInt(r.gas_used),
-          })),
+          transactions,
           tokenTransfers: transfers,
           miners: rows.map((r) => hexFromBytea(r.miner)),
         },

@@ -146,6 +146,17 @@ test('E8, E1, E3 and E4 serve the demo tokens', async () => {
     { timeoutMs: 30_000, intervalMs: 200 },
   );
 
+  // Native balances are read in the background too: the minting transaction's sender has one, and a history.
+  const mint = transfers.find((t) => t.token.type === 'ERC-1155' && t.type === 'token_minting');
+  const sender = (await api.get(`/api/v2/transactions/${mint.transaction_hash}`)).body.from.hash;
+  await waitFor(
+    async () =>
+      (await api.get(`/api/v2/addresses/${sender}`)).body.coin_balance !== null &&
+      (await allPages(`/api/v2/addresses/${sender}/coin-balance-history`)).length > 0,
+    `the coin balance of ${sender} is read`,
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+
   const nft = transfers.find((t) => t.token.type === 'ERC-721');
   const instance = await api.get(`/api/v2/tokens/${nft.token.address_hash}/instances/${nft.total.token_id}/transfers`);
   assert.equal(instance.status, 200);

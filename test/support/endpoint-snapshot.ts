@@ -127,6 +127,7 @@ function requests(subjects: ChainSubjects): [string, Record<string, string>][] {
     all.push([`${base}/logs`, {}]);
     all.push([base, {}], [`${base}/counters`, {}], [`${base}/tabs-counters`, {}]);
     for (const filter of ['', 'to', 'from']) all.push([`${base}/transactions`, { filter }]);
+    all.push([`${base}/coin-balance-history`, {}]);
   }
   for (const { token, id } of subjects.instances) all.push([`/api/v2/tokens/${token}/instances/${id}/transfers`, {}]);
   for (const token of subjects.tokens) {

@@ -6,8 +6,8 @@ import { TokenSchema, tokenView } from './token.js';
 
 /**
  * Blockscout's AddressResponse, keys in alphabetical order. Names, tags, proxies, verification, ENS,
- * watchlists and market data are not indexed: null or []. The native coin balance is not read from
- * the node: coin_balance and block_number_balance_updated_at are null.
+ * watchlists and market data are not indexed: null or []. coin_balance and block_number_balance_updated_at
+ * come from the latest read of the native balance (null until the coin balance stage has read it).
  */
 export const AddressSchema = Type.Object({
   block_number_balance_updated_at: Nullable(Type.Integer()),
@@ -41,8 +41,8 @@ export const AddressSchema = Type.Object({
 export function addressView(address: AddressSummaryItem): Static<typeof AddressSchema> {
   const creation = address.creation;
   return {
-    block_number_balance_updated_at: null,
-    coin_balance: null,
+    block_number_balance_updated_at: address.coinBalance?.blockNumber ?? null,
+    coin_balance: address.coinBalance === null ? null : address.coinBalance.value.toString(),
     creation_status: creation === null ? null : creation.succeeded ? 'success' : 'failed',
     creation_transaction_hash: creation?.transactionHash ?? null,
     creator_address_hash: creation === null ? null : checksumAddress(creation.creator),

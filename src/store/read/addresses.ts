@@ -1,5 +1,6 @@
 import type { Address, Hex } from '../../model.js';
 import { byteaFromHex, hexFromBytea } from '../encode.js';
+import { type CoinBalanceItem, findLatestCoinBalance } from './coin-balances.js';
 import { type Db, SqlParams, keysetCondition } from './sql.js';
 import { type TokenRow, type TokenItem, toTokenItem, tokenColumns } from './tokens.js';
 import { type MinedTransactionItem, type MinedTransactionKeyset, readMinedTransactions } from './transactions.js';
@@ -23,6 +24,8 @@ export interface AddressSummaryItem {
   hasTokenTransfers: boolean;
   hasValidatedBlocks: boolean;
   hasWithdrawals: boolean;
+  /** The latest native balance read; null until one is. */
+  coinBalance: CoinBalanceItem | null;
 }
 
 interface SummaryRow {
@@ -61,6 +64,7 @@ export async function findAddressSummary(db: Db, address: Address): Promise<Addr
     hasTokenTransfers: summary.has_token_transfers,
     hasValidatedBlocks: summary.has_validated_blocks,
     hasWithdrawals: summary.has_withdrawals,
+    coinBalance: await findLatestCoinBalance(db, address),
   };
 }
 

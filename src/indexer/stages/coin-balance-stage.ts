@@ -1,0 +1,46 @@
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import { readCoinBalances } from '../../chain/coin-balances.js';
+import type { RpcClient } from '../../chain/rpc.js';
+import { findCoinBalanceMarks, findIndexedHead, saveCoinBalances } from '../../store/coin-balances.js';
+import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
+import type { Backoff } from '../retry.js';
+
+export interface CoinBalanceStageOptions {
+  pool: Pool;
+  client: RpcClient;
+  logger: Logger;
+  /** Addresses read at once (one JSON-RPC batch, one save). */
+  batchSize: number;
+  pollIntervalMs: number;
+  backoff?: Backoff;
+}
+
+/**
+ * Reads the native balance of the addresses the block writer marked (those its blocks touched), at the
+ * indexed head, beside the block pipeline, which never waits for it: one history row per read. Reading
+ * at the head is what a node that prunes state can serve. A read whose head lost consensus before it
+ * was saved is dropped and made again at the new head.
+ */
+export function startCoinBalanceStage(options: CoinBalanceStageOptions): BackgroundLoop {
+  const { pool, client, logger, batchSize } = options;
+  return startBackgroundLoop(options, async (retry) => {
+    const marks = await retry('finding coin balances to read', () => findCoinBalanceMarks(pool, batchSize));
+    if (marks.length === 0) return false;
+    const head = await retry('finding the indexed head', () => findIndexedHead(pool));
+    if (head === null) return false;
+    const values = await retry('reading coin balances', () =>
+      readCoinBalances(
+        client,
+        marks.map((m) => m.address),
+        head.number,
+      ),
+    );
+    const read = marks.map((mark, i) => ({ ...mark, value: values[i] ?? null }));
+    const saved = await retry('saving coin balances', () => saveCoinBalances(pool, head, read));
+    logger.debug(
+      saved ? `read ${marks.length} coin balances at block ${head.number}` : `block ${head.number} lost consensus; balances read again`,
+    );
+    return true;
+  });
+}

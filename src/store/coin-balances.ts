@@ -1,0 +1,111 @@
+import type { Pool, PoolClient } from 'pg';
+import type { Address, Hex } from '../model.js';
+import { byteaFromHex, hexFromBytea } from './encode.js';
+import { inLockOrder } from './lock-order.js';
+import { inTransaction } from './transaction.js';
+
+/**
+ * Marks addresses for a read of their native balance, inside the writer's (or the retraction's)
+ * transaction. Each mark is a new number, so that a read made before it does not clear it.
+ */
+export async function markCoinBalances(client: PoolClient, addresses: Iterable<Address>): Promise<void> {
+  // Sorted, so that concurrent writers lock rows in the same order.
+  const marked = [...new Set([...addresses].map((a) => a.toLowerCase() as Address))].sort(inLockOrder);
+  if (marked.length === 0) return;
+  await client.query(
+    `INSERT INTO coin_balance_marks AS m (address, mark)
+     SELECT a, nextval('coin_balance_mark_numbers') FROM unnest($1::bytea[]) u(a)
+     ON CONFLICT (address) DO UPDATE SET mark = excluded.mark`,
+    [marked.map(byteaFromHex)],
+  );
+}
+
+/** An address whose balance is to be read, with the mark it was read under. */
+export interface CoinBalanceMark {
+  address: Address;
+  mark: bigint;
+}
+
+/** Marked addresses, in address order (any stable order will do). */
+export async function findCoinBalanceMarks(pool: Pool, limit: number): Promise<CoinBalanceMark[]> {
+  const { rows } = await pool.query<{ address: Buffer; mark: string }>(
+    'SELECT address, mark FROM coin_balance_marks ORDER BY address LIMIT $1',
+    [limit],
+  );
+  return rows.map((r) => ({ address: hexFromBytea(r.address), mark: BigInt(r.mark) }));
+}
+
+/** The highest consensus block: the height balances are read at. Null before any block is indexed. */
+export async function findIndexedHead(pool: Pool): Promise<{ number: bigint; hash: Hex } | null> {
+  const { rows } = await pool.query<{ number: string; hash: Buffer }>(
+    'SELECT number, hash FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1',
+  );
+  const row = rows[0];
+  return row === undefined ? null : { number: BigInt(row.number), hash: hexFromBytea(row.hash) };
+}
+
+/**
+ * Stores the balances read at `head` (one history row each; a null, a balance the node could not give,
+ * stores none) and clears the marks read under, unless a block written meanwhile marked the address
+ * again. Nothing is stored when `head` lost consensus meanwhile: the block row is locked first, so that
+ * a retraction either comes before (and the read is dropped, the marks kept) or after (and removes
+ * these rows with the height, marking their addresses again).
+ */
+export async function saveCoinBalances(
+  pool: Pool,
+  head: { number: bigint; hash: Hex },
+  read: readonly (CoinBalanceMark & { value: bigint | null })[],
+): Promise<boolean> {
+  const entries = [...read].sort((a, b) => inLockOrder(a.address, b.address));
+  if (entries.length === 0) return true;
+  return inTransaction(pool, async (client) => {
+    const { rowCount } = await client.query('SELECT 1 FROM blocks WHERE hash = $1 AND consensus FOR SHARE', [byteaFromHex(head.hash)]);
+    if (rowCount === 0) return false;
+    const known = entries.filter((e) => e.value !== null);
+    if (known.length > 0) {
+      await client.query(
+        `INSERT INTO address_coin_balances (address, block_number, value)
+         SELECT a, $2::bigint, v FROM unnest($1::bytea[], $3::numeric[]) u(a, v)
+         ON CONFLICT (address, block_number) DO UPDATE SET value = excluded.value`,
+        [known.map((e) => byteaFromHex(e.address)), head.number.toString(), known.map((e) => (e.value as bigint).toString())],
+      );
+    }
+    await client.query(
+      `DELETE FROM coin_balance_marks m USING unnest($1::bytea[], $2::bigint[]) r(address, mark)
+       WHERE m.address = r.address AND m.mark = r.mark`,
+      [entries.map((e) => byteaFromHex(e.address)), entries.map((e) => e.mark.toString())],
+    );
+    return true;
+  });
+}
+
+/**
+ * Inside a retraction: deletes the balance rows of the heights taken off the chain and marks their
+ * addresses, and the given ones (the parties of the retracted blocks), to be read again.
+ */
+export async function retractCoinBalances(client: PoolClient, fromNumber: bigint, parties: Iterable<Address>): Promise<void> {
+  const { rows } = await client.query<{ address: Buffer }>('DELETE FROM address_coin_balances WHERE block_number >= $1 RETURNING address', [
+    fromNumber.toString(),
+  ]);
+  await markCoinBalances(client, [...rows.map((r) => hexFromBytea(r.address)), ...parties]);
+}
+
+/** The addresses whose native balance blocks change visibly: senders, recipients, created contracts, miners, withdrawal receivers. */
+export function coinBalanceParties(
+  bundles: readonly { block: { miner: Address }; transactions: readonly CountedParties[]; withdrawals: readonly { address: Address }[] }[],
+): Address[] {
+  return bundles.flatMap(({ block, transactions, withdrawals }) => [
+    block.miner,
+    ...transactionParties(transactions),
+    ...withdrawals.map((w) => w.address),
+  ]);
+}
+
+interface CountedParties {
+  from: Address;
+  to: Address | null;
+  createdContract: Address | null;
+}
+
+export const transactionParties = (transactions: readonly CountedParties[]): Address[] =>
+  transactions.flatMap((t) => [t.from, t.to, t.createdContract].filter((a): a is Address => a !== null));

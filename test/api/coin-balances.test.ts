@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { getAddress } from 'viem';
+import type { Address } from '../../src/model.js';
+import { startCoinBalanceStage } from '../../src/indexer/stages/coin-balance-stage.js';
+import type { BackgroundLoop } from '../../src/indexer/stages/background-loop.js';
+import { saveCoinBalances } from '../../src/store/coin-balances.js';
+import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
+import { type TestDatabase, createTestDatabase } from '../support/database.js';
+import { syntheticAddress } from '../support/synthetic-chain.js';
+import { type TokenChain, indexTokenChain, startTokenChain } from '../support/token-chain.js';
+import { waitFor } from '../support/wait.js';
+import { type RunningApi, collectList, startApi } from './http.js';
+
+interface CoinBalance {
+  block_number: number;
+  block_timestamp: string;
+  delta: string;
+  transaction_hash: string | null;
+  value: string;
+}
+
+/** The node's own answers, asked apart from the stage: the head's number, and a balance at a block. */
+const nodeHead = async (chain: TokenChain): Promise<number> => Number(BigInt(await chain.client.request<string>('eth_blockNumber', [])));
+const nodeBalance = async (chain: TokenChain, address: string, block: number): Promise<string> =>
+  BigInt(await chain.client.request<string>('eth_getBalance', [address, `0x${block.toString(16)}`])).toString();
+
+describe('native coin balances on the demo chain', () => {
+  let chain: TokenChain;
+  let db: TestDatabase;
+  let api: RunningApi;
+  let stage: BackgroundLoop;
+  let accounts: string[];
+
+  const history = async (address: string): Promise<CoinBalance[]> =>
+    (await collectList(api, `/api/v2/addresses/${address}/coin-balance-history`, {})).items as CoinBalance[];
+  const addressPage = async (address: string) => (await api.get(`/api/v2/addresses/${address}`)).body;
+  const markCount = async (): Promise<number> => Number((await db.pool.query('SELECT count(*) AS n FROM coin_balance_marks')).rows[0].n);
+  /** Every marked balance read, at the head the indexer reached. */
+  const balancesRead = async () =>
+    waitFor(async () => (await markCount()) === 0, 'every marked coin balance is read', { timeoutMs: 60_000 });
+
+  before(async () => {
+    chain = await startTokenChain();
+    // Empty blocks after the demo's, so that the paging test has more heights than a page holds.
+    await chain.client.request('anvil_mine', ['0x3c']);
+    db = await createTestDatabase();
+    await indexTokenChain(chain, db);
+    stage = startCoinBalanceStage({
+      pool: db.pool,
+      client: chain.client,
+      logger: pino({ level: 'silent' }),
+      batchSize: 7,
+      pollIntervalMs: 50,
+      backoff: { initialMs: 10, maxMs: 100 },
+    });
+    api = await startApi(db.pool);
+    accounts = (await chain.client.request<string[]>('eth_accounts', [])).map((a) => a.toLowerCase());
+    await balancesRead();
+  });
+  after(async () => {
+    await stage?.stop();
+    await api?.close();
+    await db?.drop();
+    await chain?.anvil.stop();
+  });
+
+  test("every demo account's coin balance is the node's eth_getBalance at the indexed head", async () => {
+    const head = await nodeHead(chain);
+    // The demo sends from the first accounts; an account it never touches has no balance read.
+    const touched = accounts;
+    let read = 0;
+    for (const account of touched) {
+      const page = await addressPage(account);
+      if (page.coin_balance === null) {
+        assert.equal(page.block_number_balance_updated_at, null, account);
+        assert.deepEqual(await history(account), [], account);
+        continue;
+      }
+      read++;
+      assert.equal(page.block_number_balance_updated_at, head, account);
+      assert.equal(page.coin_balance, await nodeBalance(chain, account, head), account);
+    }
+    assert.ok(read >= 2, `the demo's senders and recipients have balances (${read} of ${touched.length})`);
+    // Every address with a read, contracts and the miner included, agrees with the node.
+    const { rows } = await db.pool.query<{ address: string }>(
+      `SELECT DISTINCT '0x' || encode(address, 'hex') AS address FROM address_coin_balances`,
+    );
+    assert.ok(rows.length > read, 'contracts and the miner are read too');
+    for (const { address } of rows) {
+      const [latest] = await history(address);
+      assert.equal(latest?.value, await nodeBalance(chain, address, head), address);
+      assert.equal(latest?.block_number, head, address);
+      assert.equal(latest?.transaction_hash, null);
+      assert.match(latest?.block_timestamp ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    }
+  });
+
+  test('a new block adds a row to the history of the addresses it touches, with the change as delta', async () => {
+    const [from, to] = accounts as [string, string];
+    const before = await history(to);
+    const amount = 123_456_789n;
+    await chain.client.request('eth_sendTransaction', [{ from, to, value: `0x${amount.toString(16)}` }]);
+    const head = await nodeHead(chain);
+    await indexTokenChain(chain, db);
+    await balancesRead();
+    const after = await history(to);
+    assert.equal(after.length, before.length + 1);
+    assert.deepEqual(after.slice(1), before, 'the older reads stay as they were');
+    assert.equal(after[0]!.block_number, head);
+    assert.equal(after[0]!.value, await nodeBalance(chain, to, head));
+    assert.equal(after[0]!.delta, amount.toString(), 'the recipient gained exactly the value sent');
+    assert.equal(BigInt(after[0]!.value) - BigInt(before[0]!.value), amount);
+    const sender = await history(from);
+    assert.equal(sender[0]!.block_number, head);
+    assert.ok(BigInt(sender[0]!.delta) < -amount, 'the sender paid the value and the fee');
+    assert.equal((await addressPage(getAddress(to))).block_number_balance_updated_at, head);
+  });
+
+  test("a retraction removes the lost heights' rows and the addresses are read again", async () => {
+    const head = await nodeHead(chain);
+    const [from, to] = accounts as [string, string];
+    await stage.stop();
+    await retractBlocksFrom(db.pool, BigInt(head));
+    for (const address of [from, to]) {
+      const rows = await history(address);
+      assert.ok(rows.length > 0 && rows.every((r) => r.block_number < head), `${address}: no read at ${head} is left`);
+      assert.equal((await addressPage(address)).block_number_balance_updated_at, rows[0]!.block_number);
+    }
+    const marked = await db.pool.query(`SELECT 1 FROM coin_balance_marks WHERE address = ANY($1::bytea[])`, [
+      [from, to].map((a) => Buffer.from(a.slice(2), 'hex')),
+    ]);
+    assert.equal(marked.rowCount, 2, 'both parties are marked to be read again');
+    // The block comes back; the stage reads them at the head again.
+    await indexTokenChain(chain, db);
+    stage = startCoinBalanceStage({
+      pool: db.pool,
+      client: chain.client,
+      logger: pino({ level: 'silent' }),
+      batchSize: 7,
+      pollIntervalMs: 50,
+      backoff: { initialMs: 10, maxMs: 100 },
+    });
+    await balancesRead();
+    assert.equal((await history(to))[0]!.block_number, head);
+    assert.equal((await history(to))[0]!.value, await nodeBalance(chain, to, head));
+  });
+
+  test('the history is paged newest first, 50 a page, by block_number', async () => {
+    const address = syntheticAddress('coin-history') as Address;
+    const { rows } = await db.pool.query<{ number: string; hash: Buffer }>(
+      'SELECT number, hash FROM blocks WHERE consensus ORDER BY number',
+    );
+    assert.ok(rows.length > 51, `enough blocks for two pages (${rows.length})`);
+    // One read per block, the value the block's number squared.
+    for (const row of rows) {
+      const saved = await saveCoinBalances(db.pool, { number: BigInt(row.number), hash: `0x${row.hash.toString('hex')}` }, [
+        { address, mark: 0n, value: BigInt(row.number) ** 2n },
+      ]);
+      assert.equal(saved, true);
+    }
+    const { items, pageSizes, nextPageParams } = await collectList(api, `/api/v2/addresses/${address}/coin-balance-history`, {});
+    const numbers = rows.map((r) => Number(r.number)).reverse();
+    assert.deepEqual(
+      (items as CoinBalance[]).map((i) => i.block_number),
+      numbers,
+    );
+    const sizes = [...Array(Math.floor(numbers.length / 50)).fill(50), ...(numbers.length % 50 === 0 ? [] : [numbers.length % 50])];
+    assert.deepEqual(pageSizes, sizes);
+    assert.equal(nextPageParams.length, sizes.length - 1);
+    for (const item of items as CoinBalance[]) {
+      const n = BigInt(item.block_number);
+      assert.equal(item.value, (n * n).toString());
+      assert.equal(item.delta, (n === BigInt(numbers.at(-1)!) ? n * n : n * n - (n - 1n) ** 2n).toString());
+    }
+    const first = await api.get(`/api/v2/addresses/${address}/coin-balance-history`);
+    assert.deepEqual(first.body.next_page_params, { block_number: numbers[49], items_count: 50 });
+  });
+
+  test('malformed input is a 422 naming the parameter', async () => {
+    const pointers = async (url: string) => {
+      const { status, body } = await api.get(url);
+      assert.equal(status, 422, url);
+      return body.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort();
+    };
+    const base = `/api/v2/addresses/${accounts[0]}/coin-balance-history`;
+    assert.deepEqual(await pointers('/api/v2/addresses/0x1234/coin-balance-history'), ['/address_hash']);
+    assert.deepEqual(await pointers(`${base}?block_number=-1`), ['/block_number']);
+    assert.deepEqual(await pointers(`${base}?block_number=abc`), ['/block_number']);
+    assert.deepEqual(await pointers(`${base}?block_number=10&items_count=0`), ['/items_count']);
+  });
+
+  test('an address never read has an empty history and a null balance', async () => {
+    const unknown = syntheticAddress('never-read');
+    assert.deepEqual((await api.get(`/api/v2/addresses/${unknown}/coin-balance-history`)).body, { items: [], next_page_params: null });
+    const page = await addressPage(unknown);
+    assert.equal(page.coin_balance, null);
+    assert.equal(page.block_number_balance_updated_at, null);
+  });
+});
