@@ -68,7 +68,7 @@ test('unknown routes and methods are a 404 JSON body', async () => {
     '/api/v2/blocks/1/unknown-tab',
     '/api/v2/transactions/extra/more',
     '/api/v1/transactions',
-    '/api/v2/addresses/0x1/coin-balance-history',
+    '/api/v2/addresses/0x1/unknown-tab',
   ]) {
     const response = await api.get(path);
     assert.equal(response.status, 404, path);

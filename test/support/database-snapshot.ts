@@ -19,6 +19,13 @@ const RUN_DEPENDENT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   pending_transactions: ['inserted_at'],
 };
 
+/**
+ * Tables of the native coin balances: a row per read, taken from the node's state at the head indexed
+ * when the read ran, and the queue of reads still to make. Two runs over the same chain read at
+ * different heads, so these are left out of the comparison; test/api/coin-balances.test.ts checks them.
+ */
+const READ_TIME_TABLES: ReadonlySet<string> = new Set(['address_coin_balances', 'coin_balance_marks']);
+
 /** Every row of every table, as text, in a stable order, by table name. */
 export type DatabaseSnapshot = Record<string, { columns: string[]; rows: string[][] }>;
 
@@ -33,6 +40,7 @@ export async function snapshotDatabase(pool: Pool): Promise<DatabaseSnapshot> {
   );
   const tables = new Map<string, { names: string[]; expressions: string[] }>();
   for (const { table_name: table, column_name: column } of columns) {
+    if (READ_TIME_TABLES.has(table)) continue;
     const runDependent = RUN_DEPENDENT_COLUMNS[table]?.includes(column) ?? false;
     const entry = tables.get(table) ?? { names: [], expressions: [] };
     entry.names.push(runDependent ? `${column} IS NOT NULL` : column);
