@@ -44,3 +44,14 @@ export function addressInfo(address: AddressItem): AddressInfo {
     watchlist_names: [],
   };
 }
+
+/**
+ * An address as the schemas that do not list implementation_name take it (Blockscout's AddressResponse
+ * and the holder in its TokenHolderResponse), which forbid members they do not list.
+ */
+export const BareAddressInfoSchema = Type.Omit(AddressInfoSchema, ['implementation_name']);
+
+export function bareAddressInfo(address: AddressItem): Static<typeof BareAddressInfoSchema> {
+  const { implementation_name: _, ...bare } = addressInfo(address);
+  return bare;
+}
