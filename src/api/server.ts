@@ -1,10 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type pino from 'pino';
 import type { IndexerStatus } from '../model.js';
+import { type ChangeListenerOptions, listenForChanges } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
 import { frameworkErrors, registerErrorHandling } from './errors.js';
-import type { ApiContext, ApiRoute } from './route.js';
+import type { ApiApp, ApiContext, ApiRoute } from './route.js';
 import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
 import { addressTransactionsRoute } from './routes/address-transactions.js';
 import { addressBlocksValidatedRoute } from './routes/address-blocks-validated.js';
@@ -34,6 +36,9 @@ import { transactionsRoute } from './routes/transactions.js';
 import { transactionLogsRoute } from './routes/transaction-logs.js';
 import { addressLogsRoute } from './routes/address-logs.js';
 import { addressCoinBalanceHistoryRoute } from './routes/address-coin-balance-history.js';
+import { liveFeed } from './live/feed.js';
+import { LiveHub } from './live/hub.js';
+import { registerLiveSocket } from './live/socket-route.js';
 
 export interface ApiOptions {
   /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
@@ -44,6 +49,12 @@ export interface ApiOptions {
   indexerStatus?: IndexerStatus | null;
   /** The URL E4's Link header names as its successor ({address_hash} and {id} filled in); none when omitted. */
   instanceTransfersSuccessorUrl?: string | null;
+  /**
+   * The database connection the websocket's live updates listen on for the indexer's writes (one
+   * connection of its own, whatever the number of clients); none when omitted: clients can join, and
+   * receive nothing.
+   */
+  changeConnection?: ChangeListenerOptions['connection'] | null;
 }
 
 /** Every endpoint the API serves. */
@@ -91,6 +102,20 @@ function cacheControl(status: number): string {
   return 'public, max-age=5';
 }
 
+/** The websocket, and the one listener that feeds every client on it. */
+async function registerLiveUpdates(app: ApiApp, options: ApiOptions): Promise<void> {
+  const hub = new LiveHub();
+  app.addHook('onClose', async () => hub.close());
+  registerLiveSocket(app, hub);
+  if (!options.changeConnection) return;
+  const listener = await listenForChanges({
+    connection: options.changeConnection,
+    onChange: liveFeed(options.pool, hub, app.log),
+    onError: (error) => app.log.warn(`live updates paused, listening again shortly: ${error.message}`),
+  });
+  app.addHook('onClose', () => listener.close());
+}
+
 /** The HTTP API, ready to `listen`. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -105,6 +130,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerErrorHandling(app);
   app.addHook('onSend', async (_request, reply, payload) => {
     if (!reply.hasHeader('cache-control')) void reply.header('cache-control', cacheControl(reply.statusCode));
@@ -117,6 +143,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
   };
   for (const route of apiRoutes) route(app, context);
+  await registerLiveUpdates(app, options);
   await app.ready();
   return app;
 }

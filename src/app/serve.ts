@@ -25,6 +25,7 @@ export async function listen(
     logger: logger.child({ component: 'api' }),
     indexerStatus: indexer?.status ?? null,
     instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
+    changeConnection: database.pool.options,
   });
   resources.add(() => api.close());
   try {

@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Address, Hex } from '../model.js';
 import { byteaFromHex, hexFromBytea } from './encode.js';
 import { inLockOrder } from './lock-order.js';
+import { notifyChange } from './notifications.js';
 import { inTransaction } from './transaction.js';
 
 /**
@@ -69,6 +70,7 @@ export async function saveCoinBalances(
          ON CONFLICT (address, block_number) DO UPDATE SET value = excluded.value`,
         [known.map((e) => byteaFromHex(e.address)), head.number.toString(), known.map((e) => (e.value as bigint).toString())],
       );
+      await notifyChange(client, { kind: 'balances', blockNumber: Number(head.number) });
     }
     await client.query(
       `DELETE FROM coin_balance_marks m USING unnest($1::bytea[], $2::bigint[]) r(address, mark)

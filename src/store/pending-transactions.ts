@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { Hex, PoolTransaction } from '../model.js';
 import { byteaFromHex, nullableByteaFromHex, numericCell } from './encode.js';
+import { notifyChange } from './notifications.js';
 import { inTransaction } from './transaction.js';
 
 /**
@@ -54,7 +55,9 @@ export async function replacePendingTransactions(pool: Pool, snapshot: readonly 
         unique.map((t) => byteaFromHex(t.input)),
       ],
     );
-    return { added: added.rowCount ?? 0, removed: removed.rowCount ?? 0 };
+    const changes = { added: added.rowCount ?? 0, removed: removed.rowCount ?? 0 };
+    if (changes.added > 0) await notifyChange(client, { kind: 'pending', added: changes.added });
+    return changes;
   });
 }
 

@@ -4,6 +4,7 @@ import { markContracts } from './addresses.js';
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
 import { coinBalanceParties, markCoinBalances } from './coin-balances.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
+import { notifyChange } from './notifications.js';
 import { byteaArrayCell, byteaCell, byteaFromHex, nullableByteaCell, numericCell, timestampCell } from './encode.js';
 import { removeMinedFromPending } from './pending-transactions.js';
 import { applyTokenTransfers } from './token-ledger.js';
@@ -253,5 +254,7 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
       client,
       bundles.flatMap((b) => b.transactions.map((t) => t.hash)),
     );
+    const numbers = bundles.map((b) => Number(b.block.number));
+    await notifyChange(client, { kind: 'blocks', from: Math.min(...numbers), to: Math.max(...numbers) });
   });
 }

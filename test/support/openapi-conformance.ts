@@ -67,13 +67,13 @@ function operationOf(path: string): Operation | undefined {
 }
 
 /** The body schema of a status of an operation, or of an answer to a path that is none (null). */
-function validatorFor(template: string | null, status: number): ValidateFunction {
-  const key = `${template} ${status}`;
+function validatorFor(template: string | null, status: number, component?: { $ref: string }): ValidateFunction {
+  const key = component?.$ref ?? `${template} ${status}`;
   let validate = validators.get(key);
   if (validate === undefined) {
     const { document, ajv } = loaded!;
     const listed = template === null ? undefined : document.paths[template]!.get!.responses[String(status)];
-    const schema = listed?.content?.['application/json']?.schema ?? errorBodies[status];
+    const schema = component ?? listed?.content?.['application/json']?.schema ?? errorBodies[status];
     assert.ok(schema, `${template}: Blockscout's schema gives no body for status ${status}, and neither does CONTRACT`);
     validate = ajv.compile(toJsonSchema(relativeTo(schema)) as object);
     validators.set(key, validate);
@@ -126,4 +126,14 @@ export function assertEveryEndpointValidated(servedPaths: readonly string[]): vo
     return template === undefined || !validatedOperations.has(template);
   });
   assert.deepEqual(unchecked, [], "endpoints served but never checked against Blockscout's schema with a 200");
+}
+
+/** Fails unless `value` is valid under one of the document's component schemas (`Block`, `Transaction`, …). */
+export function assertConformsToComponent(component: string, value: unknown, what: string): void {
+  loaded ??= load();
+  const validate = validatorFor(null, 0, { $ref: `#/components/schemas/${component}` });
+  if (!validate(value)) {
+    const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+    assert.fail(`${what} does not conform to ${component} in Blockscout's schema:\n${errors.join('\n')}`);
+  }
 }

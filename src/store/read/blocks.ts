@@ -230,3 +230,29 @@ export async function findNewestBlock(db: Db): Promise<{ number: number; miner: 
   );
   return rows[0] === undefined ? null : { number: Number(rows[0].number), miner: hexFromBytea(rows[0].miner) };
 }
+
+/** The consensus blocks numbered from..to, highest first, at most `limit` of them (the highest). */
+export async function listConsensusBlocksBetween(db: Db, range: BlockRange, limit: number): Promise<BlockItem[]> {
+  const params = new SqlParams();
+  return readBlocks(
+    db,
+    `SELECT * FROM blocks b WHERE b.consensus AND b.number BETWEEN ${params.add(range.from)}::bigint AND ${params.add(range.to)}::bigint
+     ORDER BY b.number DESC LIMIT ${params.add(limit)}`,
+    params,
+  );
+}
+
+/** Block numbers from..to, inclusive. */
+export interface BlockRange {
+  from: number;
+  to: number;
+}
+
+/** How many transactions the consensus blocks numbered from..to hold. */
+export async function countTransactionsBetween(db: Db, range: BlockRange): Promise<number> {
+  const { rows } = await db.query<{ count: string }>(
+    'SELECT coalesce(sum(transactions_count), 0) AS count FROM blocks WHERE consensus AND number BETWEEN $1::bigint AND $2::bigint',
+    [range.from, range.to],
+  );
+  return Number(rows[0]?.count ?? 0);
+}

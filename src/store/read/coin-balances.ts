@@ -1,5 +1,5 @@
 import type { Address, Hex } from '../../model.js';
-import { byteaFromHex } from '../encode.js';
+import { byteaFromHex, hexFromBytea } from '../encode.js';
 import { type Db, SqlParams, isoTimestamp, keysetCondition } from './sql.js';
 
 /** The latest native balance read of an address, and the block it was read at. */
@@ -64,14 +64,35 @@ export async function listCoinBalanceHistory(
      ORDER BY c.block_number DESC`,
     params.values,
   );
-  return rows.map((r) => {
-    const value = BigInt(r.value);
-    return {
-      blockNumber: Number(r.block_number),
-      value,
-      delta: value - (r.previous === null ? 0n : BigInt(r.previous)),
-      blockTimestamp: r.block_timestamp,
-      transactionHash: null,
-    };
-  });
+  return rows.map(historyItem);
+}
+
+function historyItem(r: HistoryRow): CoinBalanceHistoryItem {
+  const value = BigInt(r.value);
+  return {
+    blockNumber: Number(r.block_number),
+    value,
+    delta: value - (r.previous === null ? 0n : BigInt(r.previous)),
+    blockTimestamp: r.block_timestamp,
+    transactionHash: null,
+  };
+}
+
+/** The balances read at one block for any of `addresses`, each with its change since the read before it. */
+export async function listCoinBalancesAt(
+  db: Db,
+  blockNumber: number,
+  addresses: readonly Address[],
+): Promise<(CoinBalanceHistoryItem & { address: Address })[]> {
+  const { rows } = await db.query<HistoryRow & { address: Buffer }>(
+    `SELECT c.address, c.block_number, c.value,
+            (SELECT p.value FROM address_coin_balances p WHERE p.address = c.address AND p.block_number < c.block_number
+             ORDER BY p.block_number DESC LIMIT 1) AS previous,
+            ${isoTimestamp('b.timestamp')} AS block_timestamp
+     FROM address_coin_balances c
+     JOIN blocks b ON b.number = c.block_number AND b.consensus
+     WHERE c.block_number = $1::bigint AND c.address = ANY($2::bytea[])`,
+    [blockNumber, addresses.map(byteaFromHex)],
+  );
+  return rows.map((r) => ({ address: hexFromBytea(r.address), ...historyItem(r) }));
 }

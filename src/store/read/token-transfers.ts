@@ -236,3 +236,25 @@ export async function firstTransactionTokenTransfers(
   // readTransfers renders newest first; the detail lists them in log order.
   return transfers.reverse();
 }
+
+/**
+ * The token transfers of the consensus blocks from..to that any of `addresses` sent or received,
+ * newest first, at most `limit`: one read for every address watched.
+ */
+export async function listAddressesTokenTransfersBetween(
+  db: Db,
+  range: { from: number; to: number },
+  addresses: readonly Hex[],
+  limit: number,
+): Promise<TokenTransferItem[]> {
+  const params = new SqlParams();
+  const watched = params.add(addresses.map(byteaFromHex));
+  return readTransfers(
+    db,
+    `SELECT tt.* FROM token_transfers tt
+     WHERE tt.block_number BETWEEN ${params.add(range.from)}::bigint AND ${params.add(range.to)}::bigint
+       AND (tt.from_address = ANY(${watched}) OR tt.to_address = ANY(${watched}))
+     ORDER BY ${order} LIMIT ${params.add(limit)}`,
+    params,
+  );
+}

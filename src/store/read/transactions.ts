@@ -330,3 +330,22 @@ async function readPending(db: Db, page: string, params: SqlParams): Promise<Pen
     insertedAt: r.inserted_at,
   }));
 }
+
+/**
+ * The transactions of the consensus blocks from..to that any of `addresses` sent, received or
+ * created, newest first, at most `limit`: one read for every address watched.
+ */
+export async function listAddressesTransactionsBetween(
+  db: Db,
+  range: { from: number; to: number },
+  addresses: readonly Hex[],
+  limit: number,
+): Promise<MinedTransactionItem[]> {
+  const params = new SqlParams();
+  const watched = params.add(addresses.map(byteaFromHex));
+  const page = `SELECT t.* FROM transactions t
+    WHERE t.block_number BETWEEN ${params.add(range.from)}::bigint AND ${params.add(range.to)}::bigint
+      AND (t.from_address = ANY(${watched}) OR t.to_address = ANY(${watched}) OR t.created_contract = ANY(${watched}))
+    ORDER BY ${minedOrder} LIMIT ${params.add(limit)}`;
+  return readMinedTransactions(db, page, params);
+}

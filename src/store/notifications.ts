@@ -1,0 +1,104 @@
+import pg from 'pg';
+
+/**
+ * What a write tells the API processes, through PostgreSQL's NOTIFY on one channel: small payloads
+ * that say where to read, never the rows themselves (a NOTIFY payload is limited to 8000 bytes).
+ */
+export type ChainChange =
+  /** Consensus blocks from..to (inclusive) were written. */
+  | { kind: 'blocks'; from: number; to: number }
+  /** The pool gained transactions. */
+  | { kind: 'pending'; added: number }
+  /** Coin balances were read at this block. */
+  | { kind: 'balances'; blockNumber: number };
+
+const channel = 'sextant_chain_changes';
+
+/** Tells listeners of a change when the transaction `client` runs in commits (at once outside one). */
+export async function notifyChange(client: pg.ClientBase, change: ChainChange): Promise<void> {
+  await client.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(change)]);
+}
+
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** The change a payload names; null for one this version does not know (written by another). */
+export function parseChange(payload: string | undefined): ChainChange | null {
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(payload ?? '') as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  if (value.kind === 'blocks' && isCount(value.from) && isCount(value.to) && value.from <= value.to)
+    return { kind: 'blocks', from: value.from, to: value.to };
+  if (value.kind === 'pending' && isCount(value.added)) return { kind: 'pending', added: value.added };
+  if (value.kind === 'balances' && isCount(value.blockNumber)) return { kind: 'balances', blockNumber: value.blockNumber };
+  return null;
+}
+
+export interface ChangeListener {
+  close(): Promise<void>;
+}
+
+export interface ChangeListenerOptions {
+  /** How the connection is made: the pool's own settings. */
+  connection: pg.ClientConfig;
+  onChange(change: ChainChange): void;
+  /** A lost connection, before it is made again after `reconnectDelayMs` (changes meanwhile are missed). */
+  onError(error: Error): void;
+  reconnectDelayMs?: number;
+}
+
+/**
+ * Listens for changes on one connection of its own, kept outside any pool (a LISTEN holds its
+ * connection for good), made again whenever it is lost.
+ */
+export async function listenForChanges(options: ChangeListenerOptions): Promise<ChangeListener> {
+  const reconnectDelayMs = options.reconnectDelayMs ?? 2000;
+  let closed = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client(options.connection);
+    next.on('notification', (message) => {
+      const change = parseChange(message.payload);
+      if (change !== null) options.onChange(change);
+    });
+    next.on('error', (error) => lost(next, error));
+    next.on('end', () => lost(next, new Error('the change listener connection ended')));
+    client = next;
+    await next.connect();
+    await next.query(`LISTEN ${channel}`);
+  };
+
+  const lost = (which: pg.Client, error: Error): void => {
+    if (closed || client !== which) return;
+    client = null;
+    which.end().catch(() => undefined);
+    options.onError(error);
+    retry = setTimeout(() => {
+      retry = null;
+      if (!closed) connect().catch((e: Error) => client !== null && lost(client, e));
+    }, reconnectDelayMs);
+  };
+
+  try {
+    await connect();
+  } catch (error) {
+    closed = true;
+    if (retry !== null) clearTimeout(retry);
+    await (client as pg.Client | null)?.end().catch(() => undefined);
+    throw error;
+  }
+  return {
+    async close() {
+      closed = true;
+      if (retry !== null) clearTimeout(retry);
+      const open = client;
+      client = null;
+      await open?.end().catch(() => undefined);
+    },
+  };
+}

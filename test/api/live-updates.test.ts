@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import WebSocket from 'ws';
+import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
+import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
+import { startIndexer } from '../../src/indexer/blocks/indexer.js';
+import type { Hex, PoolTransaction } from '../../src/model.js';
+import { saveCoinBalances } from '../../src/store/coin-balances.js';
+import { replacePendingTransactions } from '../../src/store/pending-transactions.js';
+import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
+import { testIndexerOptions } from '../support/indexer-options.js';
+import { assertConformsToComponent } from '../support/openapi-conformance.js';
+import { waitFor } from '../support/wait.js';
+import { getOk } from '../support/http-client.js';
+import { type RunningApi, startApi } from './http.js';
+
+type Frame = [string | null, string | null, string, string, any];
+
+/** A Phoenix client over a real websocket: every frame it received, in order. */
+class PhoenixClient {
+  readonly frames: Frame[] = [];
+  private ref = 0;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on('message', (data) => this.frames.push(JSON.parse(data.toString()) as Frame));
+  }
+
+  static async connect(base: string): Promise<PhoenixClient> {
+    const socket = new WebSocket(`${base.replace('http', 'ws')}/socket/v2/websocket?vsn=2.0.0`);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    return new PhoenixClient(socket);
+  }
+
+  /** Sends a message and waits for its phx_reply: [status, response]. */
+  async call(topic: string, event: string, payload: unknown = {}, joinRef: string | null = null): Promise<[string, unknown]> {
+    const ref = String(++this.ref);
+    this.socket.send(JSON.stringify([joinRef, ref, topic, event, payload]));
+    let reply: Frame | undefined;
+    await waitFor(() => (reply = this.frames.find((f) => f[1] === ref)) !== undefined, `a reply to ${event} on ${topic}`, {
+      timeoutMs: 10_000,
+    });
+    assert.deepEqual(reply!.slice(0, 4), [joinRef, ref, topic, 'phx_reply']);
+    return [reply![4].status, reply![4].response];
+  }
+
+  async join(topic: string): Promise<[string, unknown]> {
+    return this.call(topic, 'phx_join', {}, String(this.ref + 1));
+  }
+
+  /** Pushes (no refs) of an event on a topic, their payloads. */
+  pushes(topic: string, event: string): any[] {
+    return this.frames.filter((f) => f[0] === null && f[1] === null && f[2] === topic && f[3] === event).map((f) => f[4]);
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+let anvil: AnvilNode;
+let rpc: RpcClient;
+let accounts: Hex[];
+let db: TestDatabase;
+let api: RunningApi;
+let indexer: ReturnType<typeof startIndexer>;
+
+before(async () => {
+  anvil = await startAnvil();
+  rpc = createRpcClient({ url: anvil.rpcUrl });
+  accounts = await rpc.request<Hex[]>('eth_accounts', []);
+  db = await createTestDatabase();
+  indexer = startIndexer(await testIndexerOptions(db, rpc, null));
+  api = await startApi(db.pool, { changeConnection: { connectionString: db.url } });
+});
+
+after(async () => {
+  await api?.close();
+  await indexer?.stop();
+  await db?.drop();
+  await anvil?.stop();
+});
+
+const indexedAt = async (number: number): Promise<boolean> =>
+  ((await db.pool.query('SELECT 1 FROM blocks WHERE consensus AND number = $1', [number])).rowCount ?? 0) === 1;
+
+async function mineTransfer(value: number): Promise<{ hash: Hex; blockNumber: number }> {
+  const hash = await rpc.request<Hex>('eth_sendTransaction', [{ from: accounts[0], to: accounts[1], value: `0x${value.toString(16)}` }]);
+  let receipt: { blockNumber: Hex } | null = null;
+  await waitFor(async () => (receipt = await rpc.request('eth_getTransactionReceipt', [hash])) !== null, `${hash} is mined`, {
+    timeoutMs: 15_000,
+  });
+  return { hash, blockNumber: Number(receipt!.blockNumber) };
+}
+
+test('heartbeats and joins are answered as Phoenix answers them; a plain GET of the socket is a 404', async () => {
+  const plain = await api.get('/socket/v2/websocket?vsn=2.0.0');
+  assert.equal(plain.status, 404);
+  assert.deepEqual(plain.body, { message: 'Not found' });
+  const client = await PhoenixClient.connect(api.base);
+  try {
+    assert.deepEqual(await client.call('phoenix', 'heartbeat'), ['ok', {}]);
+    assert.deepEqual(await client.join('blocks:new_block'), ['ok', {}]);
+    assert.deepEqual(await client.join('transactions:new_transaction'), ['ok', {}]);
+    assert.deepEqual(await client.join(`addresses:${accounts[1]}`), ['ok', {}]);
+    assert.deepEqual(await client.join('nothing:here'), ['error', { reason: 'unmatched topic' }]);
+    assert.deepEqual(await client.join('addresses:0x1'), ['error', { reason: 'invalid address hash' }]);
+    assert.deepEqual(await client.call('blocks:new_block', 'phx_leave'), ['ok', {}]);
+    assert.deepEqual(await client.call('blocks:new_block', 'anything'), ['error', { reason: 'unmatched topic' }]);
+  } finally {
+    client.close();
+  }
+});
+
+test('a block mined on the node reaches the block, transaction and address topics as Blockscout sends them', async () => {
+  const client = await PhoenixClient.connect(api.base);
+  try {
+    await client.join('blocks:new_block');
+    await client.join('transactions:new_transaction');
+    // As the frontend spells it, and checksummed: each gets the pushes under its own spelling.
+    await client.join(`addresses:${accounts[1]!.toLowerCase()}`);
+    // anvil's blocks name the zero address as their miner.
+    const [minerTopic, otherMinerTopic] = [`blocks:0x${'0'.repeat(40)}`, `blocks:${accounts[5]}`];
+    await client.join(minerTopic);
+    await client.join(otherMinerTopic);
+    await client.call('phoenix', 'heartbeat');
+
+    const mined = await mineTransfer(7);
+    await waitFor(() => indexedAt(mined.blockNumber), `block ${mined.blockNumber} is indexed`, { timeoutMs: 30_000 });
+    const newBlock = () => client.pushes('blocks:new_block', 'new_block').find((p) => p.block.height === mined.blockNumber);
+    await waitFor(() => newBlock() !== undefined, `new_block ${mined.blockNumber} within a second of its indexing`, { timeoutMs: 1000 });
+
+    const payload = newBlock();
+    assert.deepEqual(Object.keys(payload).sort(), ['average_block_time', 'block']);
+    assert.match(payload.average_block_time, /^\d+$/);
+    assertConformsToComponent('Block', payload.block, 'the new_block push');
+    const listed = await getOk(api, '/api/v2/blocks');
+    assert.deepEqual(
+      payload.block,
+      listed.items.find((b: any) => b.height === mined.blockNumber),
+    );
+
+    await waitFor(() => client.pushes('transactions:new_transaction', 'transaction').length > 0, 'the transaction count push');
+    assert.ok(client.pushes('transactions:new_transaction', 'transaction').some((p) => p.transaction === 1));
+
+    const addressTopic = `addresses:${accounts[1]!.toLowerCase()}`;
+    await waitFor(() => client.pushes(addressTopic, 'transaction').length > 0, 'the address transaction push');
+    const [{ transactions }] = client.pushes(addressTopic, 'transaction');
+    assert.deepEqual(
+      transactions.map((t: any) => t.hash),
+      [mined.hash],
+    );
+    assertConformsToComponent('Transaction', transactions[0], 'the address transaction push');
+    assert.deepEqual(transactions[0], await getOk(api, `/api/v2/addresses/${accounts[1]}/transactions`).then((b) => b.items[0]));
+
+    // A miner's topic gets its blocks; that of an address that mined nothing stays quiet.
+    assert.equal(payload.block.miner.hash, `0x${'0'.repeat(40)}`);
+    assert.ok(client.pushes(minerTopic, 'new_block').some((p) => p.block.height === mined.blockNumber));
+    assert.deepEqual(client.pushes(otherMinerTopic, 'new_block'), []);
+  } finally {
+    client.close();
+  }
+});
+
+test('a left topic gets nothing more, and every client on a topic gets each push', async () => {
+  const [staying, leaving] = [await PhoenixClient.connect(api.base), await PhoenixClient.connect(api.base)];
+  try {
+    for (const client of [staying, leaving]) await client.join('blocks:new_block');
+    await leaving.call('blocks:new_block', 'phx_leave');
+    const mined = await mineTransfer(8);
+    await waitFor(
+      () => staying.pushes('blocks:new_block', 'new_block').some((p) => p.block.height === mined.blockNumber),
+      `new_block ${mined.blockNumber}`,
+    );
+    assert.deepEqual(leaving.pushes('blocks:new_block', 'new_block'), []);
+  } finally {
+    staying.close();
+    leaving.close();
+  }
+});
+
+test('new pending transactions and balance reads are pushed from their writes', async () => {
+  const client = await PhoenixClient.connect(api.base);
+  try {
+    const watched = accounts[2]!;
+    await client.join('transactions:new_pending_transaction');
+    await client.join(`addresses:${watched}`);
+    const pending: PoolTransaction = {
+      hash: `0x${'ab'.repeat(32)}`,
+      from: watched,
+      to: accounts[3]!,
+      nonce: 0n,
+      type: 2,
+      value: 1n,
+      gasLimit: 21_000n,
+      gasPrice: null,
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+      input: '0x',
+    };
+    await replacePendingTransactions(db.pool, [pending]);
+    await waitFor(() => client.pushes('transactions:new_pending_transaction', 'pending_transaction').length > 0, 'the pending push');
+    assert.deepEqual(client.pushes('transactions:new_pending_transaction', 'pending_transaction'), [{ pending_transaction: 1 }]);
+
+    const head = await db.pool.query<{ number: string; hash: Buffer }>(
+      'SELECT number, hash FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1',
+    );
+    const block = { number: BigInt(head.rows[0]!.number), hash: `0x${head.rows[0]!.hash.toString('hex')}` as Hex };
+    assert.equal(await saveCoinBalances(db.pool, block, [{ address: watched, mark: 0n, value: 5n }]), true);
+    const topic = `addresses:${watched}`;
+    await waitFor(() => client.pushes(topic, 'coin_balance').length > 0, 'the coin balance push');
+    const blockNumber = Number(block.number);
+    assert.deepEqual(client.pushes(topic, 'balance'), [{ balance: '5', block_number: blockNumber, exchange_rate: null }]);
+    assert.deepEqual(client.pushes(topic, 'current_coin_balance'), [{ coin_balance: '5', block_number: blockNumber, exchange_rate: null }]);
+    const [{ coin_balance }] = client.pushes(topic, 'coin_balance');
+    assertConformsToComponent('CoinBalance', coin_balance, 'the coin_balance push');
+    assert.deepEqual(coin_balance, (await getOk(api, `/api/v2/addresses/${watched}/coin-balance-history`)).items[0]);
+    assert.ok((await db.pool.query('SELECT 1 FROM pending_transactions WHERE hash = $1', [bytea(pending.hash)])).rowCount === 1);
+  } finally {
+    client.close();
+  }
+});
