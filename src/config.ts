@@ -26,6 +26,8 @@ export interface Config {
   ipfsGatewayUrl: string;
   /** pino's level name. */
   logLevel: string;
+  /** How often the demo chain mines a block of new transactions after its scenario; 0: never. */
+  demoBlockIntervalMs: number;
 }
 
 /** Each setting's value when it is not given, where it has one: the one place these are written. */
@@ -41,6 +43,7 @@ const defaults = {
   maxReorgDepth: 128,
   ipfsGatewayUrl: 'https://ipfs.io/ipfs',
   logLevel: 'info',
+  demoBlockIntervalMs: 5000,
 } satisfies Partial<Config>;
 
 const code = (value: string | number | bigint | boolean): string => `\`${value}\``;
@@ -163,6 +166,14 @@ export const settings: readonly Setting[] = [
     default: code(defaults.logLevel),
     meaning: 'how much is logged: `debug`, `info`, `warn` or `error`',
   },
+  {
+    env: 'SEXTANT_DEMO_BLOCK_INTERVAL_MS',
+    flag: 'demo-block-interval',
+    key: 'demoBlockIntervalMs',
+    default: code(defaults.demoBlockIntervalMs),
+    meaning:
+      'on the demo chain, after its scenario: how often a block of new transactions (transfers, token transfers, contract calls) is mined, in milliseconds; `0` keeps the chain still, as `LAST_BLOCK` does',
+  },
 ];
 
 /**
@@ -265,5 +276,6 @@ export function parseConfig(raw: RawSettings): Config {
     instanceTransfersSuccessorUrl: url('instanceTransfersSuccessorUrl', raw.instanceTransfersSuccessorUrl, ['https:', 'http:']),
     ipfsGatewayUrl: url('ipfsGatewayUrl', raw.ipfsGatewayUrl, ['https:', 'http:']) ?? defaults.ipfsGatewayUrl,
     logLevel: raw.logLevel ?? defaults.logLevel,
+    demoBlockIntervalMs: integer('demoBlockIntervalMs', raw.demoBlockIntervalMs, defaults.demoBlockIntervalMs, 0, 3_600_000),
   };
 }

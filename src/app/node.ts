@@ -3,7 +3,8 @@ import { detectCapabilities, type NodeCapabilities } from '../chain/capabilities
 import { createRpcClient, type RpcClient } from '../chain/rpc.js';
 import type { Config } from '../config.js';
 import { startAnvil, type AnvilNode } from '../demo/anvil.js';
-import { runScenario } from '../demo/scenario.js';
+import { startLiveActivity, type LiveActivity } from '../demo/live-activity.js';
+import { runScenario, type ScenarioResult } from '../demo/scenario.js';
 
 export interface NodeConnection {
   client: RpcClient;
@@ -15,9 +16,27 @@ export interface NodeConnection {
   close(): Promise<void>;
 }
 
+/** After the scenario, the demo chain keeps moving, unless told not to or to index up to LAST_BLOCK only. */
+function startDemoActivity(config: Config, logger: Logger, rpcUrl: string, scenario: ScenarioResult): LiveActivity | null {
+  if (config.lastBlock !== null || config.demoBlockIntervalMs === 0) return null;
+  logger.info(
+    `the demo chain keeps moving: a block of new transfers, token transfers and contract calls every ${config.demoBlockIntervalMs / 1000} s ` +
+      '(SEXTANT_DEMO_BLOCK_INTERVAL_MS=0 keeps it still)',
+  );
+  return startLiveActivity(rpcUrl, scenario, {
+    intervalMs: config.demoBlockIntervalMs,
+    onError: (error) => logger.warn(`demo chain: a block of new transactions failed: ${error.message}`),
+  });
+}
+
 /** Connects to the configured node, or starts the demo chain and runs its scenario. */
 export async function connectNode(config: Config, logger: Logger): Promise<NodeConnection> {
   let demo: AnvilNode | null = null;
+  let live: LiveActivity | null = null;
+  const close = async () => {
+    await live?.stop();
+    await demo?.stop();
+  };
   let url = config.rpcUrl;
   if (url === null) {
     demo = await startAnvil();
@@ -25,8 +44,9 @@ export async function connectNode(config: Config, logger: Logger): Promise<NodeC
     try {
       const scenario = await runScenario(demo.rpcUrl);
       logger.info(`demo scenario sent ${scenario.transactions.length} transactions`);
+      live = startDemoActivity(config, logger, demo.rpcUrl, scenario);
     } catch (error) {
-      await demo.stop();
+      await close();
       throw error;
     }
     url = demo.rpcUrl;
@@ -34,9 +54,9 @@ export async function connectNode(config: Config, logger: Logger): Promise<NodeC
   const client = createRpcClient({ url });
   try {
     const capabilities = await detectCapabilities(client, { variant: config.variant ?? undefined });
-    return { client, wsUrl: demo?.wsUrl ?? config.wsUrl, capabilities, demo, close: async () => demo?.stop() };
+    return { client, wsUrl: demo?.wsUrl ?? config.wsUrl, capabilities, demo, close };
   } catch (error) {
-    await demo?.stop();
+    await close();
     throw error;
   }
 }

@@ -23,7 +23,8 @@ before(async () => {
   // Run as root, the embedded server runs as the postgres OS user, which must reach the directory.
   chmodSync(dataDir, 0o755);
   const started = Date.now();
-  sextant = await startSextant({ SEXTANT_DATA_DIR: dataDir });
+  // A still chain: the lists and the snapshot below are of the scenario alone (test/e2e/demo-live.test.ts has it moving).
+  sextant = await startSextant({ SEXTANT_DATA_DIR: dataDir, SEXTANT_DEMO_BLOCK_INTERVAL_MS: '0' });
   startedIn = Date.now() - started;
   api = apiClient(sextant.baseUrl);
 });
