@@ -176,3 +176,34 @@ test('new pending transactions and balance reads are pushed from their writes', 
     client.close();
   }
 });
+
+test('a lost listener connection is made again, and pushes go on', async () => {
+  const client = await PhoenixClient.connect(api.base);
+  try {
+    await client.join('blocks:new_block');
+    const { rows } = await db.pool.query<{ terminated: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
+       WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.terminated),
+      [true],
+      'one listening connection for the API process',
+    );
+    await waitFor(
+      async () =>
+        ((await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`)).rowCount ??
+          0) === 1,
+      'the listener is back',
+      { timeoutMs: 30_000 },
+    );
+    const mined = await mineTransfer(9);
+    await waitFor(
+      () => client.pushes('blocks:new_block', 'new_block').some((p) => p.block.height === mined.blockNumber),
+      `new_block ${mined.blockNumber} after the reconnection`,
+      { timeoutMs: 30_000 },
+    );
+  } finally {
+    client.close();
+  }
+});
