@@ -4,7 +4,7 @@ import type pino from 'pino';
 import type { IndexerStatus } from '../model.js';
 import type { Db } from '../store/read/sql.js';
 import { frameworkErrors, registerErrorHandling } from './errors.js';
-import type { ApiContext, ApiRoute } from './route.js';
+import type { ApiContext, ApiRoute, IndexingSettings } from './route.js';
 import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
 import { addressTransactionsRoute } from './routes/address-transactions.js';
 import { addressBlocksValidatedRoute } from './routes/address-blocks-validated.js';
@@ -34,6 +34,12 @@ import { transactionsRoute } from './routes/transactions.js';
 import { transactionLogsRoute } from './routes/transaction-logs.js';
 import { addressLogsRoute } from './routes/address-logs.js';
 import { addressCoinBalanceHistoryRoute } from './routes/address-coin-balance-history.js';
+import { mainPageBlocksRoute } from './routes/main-page-blocks.js';
+import { mainPageTransactionsRoute } from './routes/main-page-transactions.js';
+import { mainPageIndexingStatusRoute } from './routes/main-page-indexing-status.js';
+import { statsRoute } from './routes/stats.js';
+import { transactionsStatsRoute } from './routes/transactions-stats.js';
+import { backendVersionRoute } from './routes/backend-version.js';
 
 export interface ApiOptions {
   /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
@@ -44,6 +50,8 @@ export interface ApiOptions {
   indexerStatus?: IndexerStatus | null;
   /** The URL E4's Link header names as its successor ({address_hash} and {id} filled in); none when omitted. */
   instanceTransfersSuccessorUrl?: string | null;
+  /** The configured range and stages the indexing status reports against; the defaults' (block 0, traces) when omitted. */
+  indexing?: IndexingSettings;
 }
 
 /** Every endpoint the API serves. */
@@ -79,6 +87,12 @@ export const apiRoutes: readonly ApiRoute[] = [
   addressTabsCountersRoute,
   addressTransactionsRoute,
   addressCoinBalanceHistoryRoute,
+  mainPageBlocksRoute,
+  mainPageTransactionsRoute,
+  mainPageIndexingStatusRoute,
+  statsRoute,
+  transactionsStatsRoute,
+  backendVersionRoute,
 ];
 
 /**
@@ -115,6 +129,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     db: options.pool,
     indexerStatus: options.indexerStatus ?? null,
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
+    indexing: options.indexing ?? { firstBlock: 0n, tracesIndexed: true },
   };
   for (const route of apiRoutes) route(app, context);
   await app.ready();

@@ -25,6 +25,7 @@ export async function listen(
     logger: logger.child({ component: 'api' }),
     indexerStatus: indexer?.status ?? null,
     instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
+    indexing: { firstBlock: config.firstBlock, tracesIndexed: !config.disableInternalTransactions },
   });
   resources.add(() => api.close());
   try {
