@@ -2,7 +2,19 @@ import type { Db } from '../../src/store/read/sql.js';
 import type { BenchKeys } from '../chain/keys.js';
 
 export type EndpointId =
-  'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | TransactionBlockPageId | TokenPageId | AddressPageEndpointId;
+  | 'E1'
+  | 'E2'
+  | 'E3'
+  | 'E4'
+  | 'E5'
+  | 'E6'
+  | 'E7'
+  | 'E8'
+  | 'E9'
+  | TransactionBlockPageId
+  | TokenPageId
+  | AddressPageEndpointId
+  | HomePageEndpointId;
 
 /** The transaction and block pages. */
 type TransactionBlockPageId = 'tx' | 'tx-transfers' | 'tx-internal' | 'blocks' | 'block' | 'block-txs';
@@ -20,6 +32,9 @@ type TokenPageId =
 
 /** The address page: the address, its counters, its tab counts, its transactions. */
 type AddressPageEndpointId = 'address' | 'address-counters' | 'address-tabs-counters' | 'address-transactions';
+
+/** The home page: its two lists, the indexing status, the chain's figures and the transactions page's. */
+type HomePageEndpointId = 'main-page-blocks' | 'main-page-transactions' | 'main-page-indexing-status' | 'stats' | 'transactions-stats';
 
 export interface Endpoint {
   id: EndpointId;
@@ -241,6 +256,37 @@ export const endpoints: Endpoint[] = [
     deepPage: true,
     keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/transactions' AS path, transactions_count AS n
            FROM address_counters WHERE transactions_count > 0`,
+  },
+  // The home page's answers have no key: each is one path, hot and cold alike.
+  {
+    id: 'main-page-blocks',
+    title: 'the newest blocks (home page)',
+    deepPage: false,
+    keys: `SELECT '/api/v2/main-page/blocks' AS path, 4 AS n`,
+  },
+  {
+    id: 'main-page-transactions',
+    title: 'the newest transactions (home page)',
+    deepPage: false,
+    keys: `SELECT '/api/v2/main-page/transactions' AS path, 6 AS n`,
+  },
+  {
+    id: 'main-page-indexing-status',
+    title: 'indexing status',
+    deepPage: false,
+    keys: `SELECT '/api/v2/main-page/indexing-status' AS path, 1 AS n`,
+  },
+  {
+    id: 'stats',
+    title: 'chain stats: totals, gas prices, utilisation, today',
+    deepPage: false,
+    keys: `SELECT '/api/v2/stats' AS path, 1 AS n`,
+  },
+  {
+    id: 'transactions-stats',
+    title: 'transactions of the last 24 hours and of the pool',
+    deepPage: false,
+    keys: `SELECT '/api/v2/transactions/stats' AS path, 1 AS n`,
   },
 ];
 

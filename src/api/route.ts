@@ -12,9 +12,17 @@ export type ApiApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+/** What the indexer is configured to index, which the indexing status measures its progress against. */
+export interface IndexingSettings {
+  firstBlock: bigint;
+  /** False when internal transactions are not fetched (INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER). */
+  tracesIndexed: boolean;
+}
+
 export interface ApiContext {
   db: Db;
   indexerStatus: IndexerStatus | null;
+  indexing: IndexingSettings;
   /** E4's successor, with {address_hash} and {id} filled in per request; null: no Link header. */
   instanceTransfersSuccessorUrl: string | null;
 }

@@ -6,7 +6,7 @@ import type { IndexerStatus } from '../model.js';
 import { type ChangeListenerOptions, listenForChanges } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
 import { frameworkErrors, registerErrorHandling } from './errors.js';
-import type { ApiApp, ApiContext, ApiRoute } from './route.js';
+import type { ApiApp, ApiContext, ApiRoute, IndexingSettings } from './route.js';
 import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
 import { addressTransactionsRoute } from './routes/address-transactions.js';
 import { addressBlocksValidatedRoute } from './routes/address-blocks-validated.js';
@@ -39,6 +39,12 @@ import { addressCoinBalanceHistoryRoute } from './routes/address-coin-balance-hi
 import { liveFeed } from './live/feed.js';
 import { LiveHub } from './live/hub.js';
 import { registerLiveSocket } from './live/socket-route.js';
+import { mainPageBlocksRoute } from './routes/main-page-blocks.js';
+import { mainPageTransactionsRoute } from './routes/main-page-transactions.js';
+import { mainPageIndexingStatusRoute } from './routes/main-page-indexing-status.js';
+import { statsRoute } from './routes/stats.js';
+import { transactionsStatsRoute } from './routes/transactions-stats.js';
+import { backendVersionRoute } from './routes/backend-version.js';
 
 export interface ApiOptions {
   /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
@@ -55,6 +61,8 @@ export interface ApiOptions {
    * receive nothing.
    */
   changeConnection?: ChangeListenerOptions['connection'] | null;
+  /** The configured range and stages the indexing status reports against; the defaults' (block 0, traces) when omitted. */
+  indexing?: IndexingSettings;
 }
 
 /** Every endpoint the API serves. */
@@ -90,6 +98,12 @@ export const apiRoutes: readonly ApiRoute[] = [
   addressTabsCountersRoute,
   addressTransactionsRoute,
   addressCoinBalanceHistoryRoute,
+  mainPageBlocksRoute,
+  mainPageTransactionsRoute,
+  mainPageIndexingStatusRoute,
+  statsRoute,
+  transactionsStatsRoute,
+  backendVersionRoute,
 ];
 
 /**
@@ -141,6 +155,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     db: options.pool,
     indexerStatus: options.indexerStatus ?? null,
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
+    indexing: options.indexing ?? { firstBlock: 0n, tracesIndexed: true },
   };
   for (const route of apiRoutes) route(app, context);
   await registerLiveUpdates(app, options);

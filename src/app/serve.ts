@@ -26,6 +26,7 @@ export async function listen(
     indexerStatus: indexer?.status ?? null,
     instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
     changeConnection: database.pool.options,
+    indexing: { firstBlock: config.firstBlock, tracesIndexed: !config.disableInternalTransactions },
   });
   resources.add(() => api.close());
   try {

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { TokenTransferRecord, TokenType } from '../model.js';
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
+import { applyTotalsDelta, blockTotals } from './chain-totals.js';
 import { retractCoinBalances, transactionParties } from './coin-balances.js';
 import { bigintFromNumeric, hexFromBytea, hexFromNullableBytea } from './encode.js';
 import { revertTokenTransfers } from './token-ledger.js';
@@ -67,8 +68,8 @@ async function forgetRetractedContracts(client: PoolClient, candidates: Buffer[]
  */
 export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise<number> {
   return inTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ hash: Buffer; miner: Buffer }>(
-      'UPDATE blocks SET consensus = false WHERE consensus AND number >= $1 RETURNING hash, miner',
+    const { rows } = await client.query<{ hash: Buffer; miner: Buffer; transactions_count: number; gas_used: string }>(
+      'UPDATE blocks SET consensus = false WHERE consensus AND number >= $1 RETURNING hash, miner, transactions_count, gas_used',
       [fromNumber.toString()],
     );
     const hashes = rows.map((r) => r.hash);
@@ -104,7 +105,7 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
     }));
     // The balances read at the lost heights go; whoever the lost blocks touched is read again.
     await retractCoinBalances(client, fromNumber, [...transactionParties(transactions), ...rows.map((r) => hexFromBytea(r.miner))]);
-    await applyCounterDeltas(
+    const addresses = await applyCounterDeltas(
       client,
       counterDeltas(
         {
@@ -112,6 +113,14 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
           tokenTransfers: transfers,
           miners: rows.map((r) => hexFromBytea(r.miner)),
         },
+        -1n,
+      ),
+    );
+    await applyTotalsDelta(
+      client,
+      blockTotals(
+        rows.map((r) => ({ transactionsCount: r.transactions_count, gasUsed: BigInt(r.gas_used) })),
+        addresses,
         -1n,
       ),
     );

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { BlockBundle } from '../model.js';
 import { markContracts } from './addresses.js';
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
+import { applyTotalsDelta, blockTotals } from './chain-totals.js';
 import { coinBalanceParties, markCoinBalances } from './coin-balances.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
 import { notifyChange } from './notifications.js';
@@ -248,11 +249,19 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
       client,
       bundles.flatMap((b) => b.tokenTransfers),
     );
-    await applyCounterDeltas(client, counters);
+    const addresses = await applyCounterDeltas(client, counters);
     await markCoinBalances(client, coinBalanceParties(bundles));
     await removeMinedFromPending(
       client,
       bundles.flatMap((b) => b.transactions.map((t) => t.hash)),
+    );
+    await applyTotalsDelta(
+      client,
+      blockTotals(
+        bundles.map((b) => b.block),
+        addresses,
+        1n,
+      ),
     );
     const numbers = bundles.map((b) => Number(b.block.number));
     await notifyChange(client, { kind: 'blocks', from: Math.min(...numbers), to: Math.max(...numbers) });

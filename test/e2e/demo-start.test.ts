@@ -165,6 +165,46 @@ test('E8, E1, E3 and E4 serve the demo tokens', async () => {
   assert.notEqual(instance.body.items.length, 0);
 });
 
+test('the home page: the heads of /blocks and E2, totals equal to the full lists, indexing finished', async () => {
+  // Read between two equal answers of /stats, so that a chain that moves meanwhile is read again.
+  let home: { stats: any; blocks: any[]; transactions: any[]; mainBlocks: any[]; mainTransactions: any[] } | null = null;
+  await waitFor(
+    async () => {
+      const stats = await getOk(api, '/api/v2/stats');
+      const read = {
+        stats,
+        blocks: await allPages('/api/v2/blocks'),
+        transactions: await allPages('/api/v2/transactions'),
+        mainBlocks: await getOk(api, '/api/v2/main-page/blocks'),
+        mainTransactions: await getOk(api, '/api/v2/main-page/transactions'),
+      };
+      home = read;
+      return (await getOk(api, '/api/v2/stats')).total_blocks === stats.total_blocks;
+    },
+    'the chain stands still while the home page is read',
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+  const { stats, blocks, transactions, mainBlocks, mainTransactions } = home!;
+  assert.deepEqual(mainBlocks, blocks.slice(0, 4));
+  assert.deepEqual(mainTransactions, transactions.slice(0, 6));
+  assert.equal(stats.total_blocks, String(blocks.length));
+  assert.equal(stats.total_transactions, String(transactions.length));
+  assert.ok(Number(stats.total_addresses) > 5, `${stats.total_addresses} addresses`);
+  // The demo chain is mined now: its blocks are today's, and its gas prices are read from them.
+  assert.ok(stats.gas_prices !== null && stats.gas_prices.fast >= stats.gas_prices.slow);
+  await waitFor(
+    async () => (await getOk(api, '/api/v2/main-page/indexing-status')).finished_indexing === true,
+    'indexing is finished: blocks and traces',
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+  assert.deepEqual(await getOk(api, '/api/v2/main-page/indexing-status'), {
+    finished_indexing: true,
+    finished_indexing_blocks: true,
+    indexed_blocks_ratio: 1,
+    indexed_internal_transactions_ratio: 1,
+  });
+});
+
 test("every answer of every endpoint about the demo chain has the shape of Blockscout's schema", async () => {
   const transactions = await allPages('/api/v2/transactions');
   const addresses = new Set<string>(['0x0000000000000000000000000000000000000000']);

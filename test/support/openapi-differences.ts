@@ -102,6 +102,18 @@ export const differences: Difference[] = [
       entry.properties.type.enum.push('suicide');
     },
   },
+  member(
+    'StatsResponse',
+    'market_cap',
+    { $ref: '#/components/schemas/FloatStringNullable' },
+    'Sextant reads no market data: the market cap is not known, so null (CONTRACT), where Blockscout computes one from its price source',
+  ),
+  member(
+    'StatsResponse',
+    'average_block_time',
+    { type: 'number', nullable: true },
+    'the average block time is null (CONTRACT: not known) until the 100 blocks below the newest 100 are indexed, where Blockscout says 0',
+  ),
 ];
 
 const message = { type: 'object', additionalProperties: false, required: ['message'], properties: { message: { type: 'string' } } };
