@@ -34,6 +34,9 @@ import { transactionsRoute } from './routes/transactions.js';
 import { transactionLogsRoute } from './routes/transaction-logs.js';
 import { addressLogsRoute } from './routes/address-logs.js';
 import { addressCoinBalanceHistoryRoute } from './routes/address-coin-balance-history.js';
+import { searchRoute } from './routes/search.js';
+import { searchQuickRoute } from './routes/search-quick.js';
+import { searchCheckRedirectRoute } from './routes/search-check-redirect.js';
 
 export interface ApiOptions {
   /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
@@ -79,6 +82,9 @@ export const apiRoutes: readonly ApiRoute[] = [
   addressTabsCountersRoute,
   addressTransactionsRoute,
   addressCoinBalanceHistoryRoute,
+  searchRoute,
+  searchQuickRoute,
+  searchCheckRedirectRoute,
 ];
 
 /**
