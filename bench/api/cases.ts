@@ -1,3 +1,4 @@
+import { tokenSearchWords } from '../../src/store/read/search.js';
 import type { Db } from '../../src/store/read/sql.js';
 import type { BenchKeys } from '../chain/keys.js';
 
@@ -15,6 +16,7 @@ export type EndpointId =
   | TokenPageId
   | AddressPageEndpointId
   | HomePageEndpointId;
+  | SearchEndpointId;
 
 /** The transaction and block pages. */
 type TransactionBlockPageId = 'tx' | 'tx-transfers' | 'tx-internal' | 'blocks' | 'block' | 'block-txs';
@@ -35,6 +37,8 @@ type AddressPageEndpointId = 'address' | 'address-counters' | 'address-tabs-coun
 
 /** The home page: its two lists, the indexing status, the chain's figures and the transactions page's. */
 type HomePageEndpointId = 'main-page-blocks' | 'main-page-transactions' | 'main-page-indexing-status' | 'stats' | 'transactions-stats';
+/** Search, paged, and the search box's quick search. */
+type SearchEndpointId = 'search' | 'search-quick';
 
 export interface Endpoint {
   id: EndpointId;
@@ -54,6 +58,17 @@ export interface Endpoint {
 }
 
 const hex = (column: string) => `'0x' || encode(${column}, 'hex')`;
+
+/**
+ * Token searches and how many tokens each finds: the first three letters of each name (hot: the
+ * generated chain names its ERC-20s "Token n" and its ERC-721s "Collection n", so "Tok" and "Col" each
+ * find about half its tokens) and the longest symbols (cold: "T10499" finds one).
+ */
+const tokenSearchKeys = (path: string) =>
+  `SELECT '${path}?q=' || w.q AS path, (SELECT count(*) FROM tokens k WHERE ${tokenSearchWords('k')} @@ to_tsquery('simple', w.q || ':*')) AS n
+   FROM (SELECT DISTINCT left(name, 3) AS q FROM tokens WHERE name ~ '^[A-Za-z0-9]{3}'
+         UNION
+         (SELECT symbol FROM tokens WHERE symbol ~ '^[A-Za-z0-9]+$' ORDER BY length(symbol) DESC, symbol LIMIT 10)) w`;
 
 export const endpoints: Endpoint[] = [
   {
@@ -288,6 +303,8 @@ export const endpoints: Endpoint[] = [
     deepPage: false,
     keys: `SELECT '/api/v2/transactions/stats' AS path, 1 AS n`,
   },
+  { id: 'search', title: 'search for tokens by a prefix of their name or symbol', deepPage: true, keys: tokenSearchKeys('/api/v2/search') },
+  { id: 'search-quick', title: "the search box's quick search", deepPage: false, keys: tokenSearchKeys('/api/v2/search/quick') },
 ];
 
 export type KeyKind = 'hot' | 'cold';

@@ -5,9 +5,11 @@ import type { CoinBalanceKeyset } from '../store/read/coin-balances.js';
 import type { InternalTransactionKeyset } from '../store/read/internal-transactions.js';
 import type { AddressLogKeyset, TransactionLogKeyset } from '../store/read/logs.js';
 import { type NftCollectionKeyset, nftTypeOrder } from '../store/read/nft-collections.js';
+import type { TokenSearchKeyset } from '../store/read/search.js';
 import type { TokenBalanceKeyset } from '../store/read/token-balances.js';
 import type { TokenHolderItem, TokenHolderKeyset } from '../store/read/token-holders.js';
 import type { TokenTransferItem, TokenTransferKeyset } from '../store/read/token-transfers.js';
+import type { TokenItem } from '../store/read/tokens.js';
 import type { MinedTransactionKeyset, PendingTransactionKeyset } from '../store/read/transactions.js';
 import type { WithdrawalKeyset } from '../store/read/withdrawals.js';
 import { InvalidParametersError } from './errors.js';
@@ -39,6 +41,8 @@ export interface KeysetCodec<Members extends TProperties, Keyset, Item> {
   parse(query: Partial<MemberValues<Members>>): Keyset | null;
   /** Splits fetched items (up to fetchSize) into the page and its next_page_params. */
   page<T extends Item>(items: T[]): { items: T[]; nextPageParams: NextPageParams<Members> | null };
+  /** The next_page_params of a page that ends with this item (for a list that pages some of its items only). */
+  after(item: Item): NextPageParams<Members>;
 }
 
 export type NextPageParams<Members extends TProperties> = MemberValues<Members> & { items_count?: number };
@@ -64,6 +68,10 @@ export function defineKeyset<Members extends TProperties, Keyset, Item>(
   spec: KeysetSpec<Members, Keyset, Item>,
 ): KeysetCodec<Members, Keyset, Item> {
   const names = Object.keys(spec.members);
+  const after = (item: Item): NextPageParams<Members> => {
+    const members = spec.fromItem(item);
+    return spec.itemsCount ? { ...members, items_count: pageSize } : members;
+  };
   return {
     querystring: optional({ ...spec.members, items_count: ItemsCount }),
     responseMembers: { ...spec.members, ...(spec.itemsCount ? { items_count: Type.Integer() } : {}) },
@@ -81,12 +89,9 @@ export function defineKeyset<Members extends TProperties, Keyset, Item>(
       const pageItems = items.slice(0, pageSize);
       const last = pageItems[pageItems.length - 1];
       if (items.length <= pageSize || last === undefined) return { items: pageItems, nextPageParams: null };
-      const members = spec.fromItem(last);
-      return {
-        items: pageItems,
-        nextPageParams: spec.itemsCount ? { ...members, items_count: pageSize } : members,
-      };
+      return { items: pageItems, nextPageParams: after(last) };
     },
+    after,
   };
 }
 
@@ -320,4 +325,30 @@ export const coinBalanceHistoryKeyset = defineKeyset({
   itemsCount: true,
   toKeyset: (v): CoinBalanceKeyset => ({ blockNumber: v.block_number }),
   fromItem: (item: { blockNumber: number }) => ({ block_number: item.blockNumber }),
+});
+
+/**
+ * Search's tokens, most holders first, then by name (unnamed last), then by address: Blockscout's
+ * token[holder_count] (a decimal string, as Blockscout sends it) and token[name], made unique by the
+ * address; token[is_name_null] tells an unnamed token from one named "null" or "".
+ */
+export const searchTokensKeyset = defineKeyset({
+  members: {
+    'token[address_hash]': AddressHashParam,
+    'token[holder_count]': Type.String({ pattern: '^-?[0-9]{1,18}$', description: 'a holder count: an integer' }),
+    'token[is_name_null]': Type.Boolean({ description: 'true or false' }),
+    'token[name]': Type.String({ description: 'a token name' }),
+  },
+  itemsCount: false,
+  toKeyset: (v): TokenSearchKeyset => ({
+    holdersCount: BigInt(v['token[holder_count]']),
+    name: v['token[is_name_null]'] ? null : v['token[name]'],
+    address: v['token[address_hash]'].toLowerCase() as Hex,
+  }),
+  fromItem: (token: TokenItem) => ({
+    'token[address_hash]': token.address,
+    'token[holder_count]': token.holdersCount.toString(),
+    'token[is_name_null]': token.name === null,
+    'token[name]': token.name ?? '',
+  }),
 });

@@ -45,6 +45,9 @@ import { mainPageIndexingStatusRoute } from './routes/main-page-indexing-status.
 import { statsRoute } from './routes/stats.js';
 import { transactionsStatsRoute } from './routes/transactions-stats.js';
 import { backendVersionRoute } from './routes/backend-version.js';
+import { searchRoute } from './routes/search.js';
+import { searchQuickRoute } from './routes/search-quick.js';
+import { searchCheckRedirectRoute } from './routes/search-check-redirect.js';
 
 export interface ApiOptions {
   /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
@@ -104,6 +107,9 @@ export const apiRoutes: readonly ApiRoute[] = [
   statsRoute,
   transactionsStatsRoute,
   backendVersionRoute,
+  searchRoute,
+  searchQuickRoute,
+  searchCheckRedirectRoute,
 ];
 
 /**

@@ -108,6 +108,8 @@ const blockTypeFilters = ['', 'block', 'uncle', 'reorg'];
 /** The snapshot keys of the lists of blocks that lost consensus, which only an index that followed reorgs has. */
 export const blockListsOfLostBlocks = ['/api/v2/blocks?type=reorg'];
 const transactionKindFilters = ['', 'coin_transfer', 'contract_call', 'contract_creation', 'token_creation', 'token_transfer'];
+/** Searches by words: the demo tokens' names and symbols (in another case), and an ENS name, which finds nothing. */
+const searchWords = ['Sextant Demo', 'sdt', 'SNFT', 'vitalik.eth'];
 
 /** Every request the snapshot makes: a path and the filters sent with each of its pages. */
 function requests(subjects: ChainSubjects): [string, Record<string, string>][] {
@@ -153,6 +155,14 @@ function requests(subjects: ChainSubjects): [string, Record<string, string>][] {
     all.push([`/api/v2/blocks/${block}/transactions`, {}]);
   }
   for (const path of homePaths) all.push([path, {}]);
+  // Search: every subject, and quick search and check-redirect (which read the same) for one of each kind.
+  for (const q of [...subjects.transactions, ...subjects.blocks, ...subjects.addresses, ...searchWords]) {
+    all.push(['/api/v2/search', { q }]);
+  }
+  const oneOfEach = [subjects.transactions[0], subjects.blocks[0], subjects.addresses[0]].filter((q) => q !== undefined);
+  for (const q of [...oneOfEach, ...searchWords]) {
+    for (const path of ['/api/v2/search/quick', '/api/v2/search/check-redirect']) all.push([path, { q }]);
+  }
   return all;
 }
 
