@@ -15,7 +15,7 @@ export type EndpointId =
   | TransactionBlockPageId
   | TokenPageId
   | AddressPageEndpointId
-  | HomePageEndpointId;
+  | HomePageEndpointId
   | SearchEndpointId;
 
 /** The transaction and block pages. */
@@ -37,6 +37,7 @@ type AddressPageEndpointId = 'address' | 'address-counters' | 'address-tabs-coun
 
 /** The home page: its two lists, the indexing status, the chain's figures and the transactions page's. */
 type HomePageEndpointId = 'main-page-blocks' | 'main-page-transactions' | 'main-page-indexing-status' | 'stats' | 'transactions-stats';
+
 /** Search, paged, and the search box's quick search. */
 type SearchEndpointId = 'search' | 'search-quick';
 
