@@ -25,6 +25,10 @@ export async function listen(
     logger: logger.child({ component: 'api' }),
     indexerStatus: indexer?.status ?? null,
     instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
+    requestLogLevel: config.requestLogLevel,
+    rateLimit: config.rateLimitDisabled
+      ? null
+      : { max: config.rateLimitByIp, intervalMs: config.rateLimitByIpInterval, allowList: config.rateLimitWhitelistedIps },
   });
   resources.add(() => api.close());
   try {
