@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { ConnectionError, FastifyInstance } from 'fastify';
 
 /**
  * What the API answers before and around its routes: every answer says what it is
@@ -34,7 +34,7 @@ export function registerHttpHygiene(app: FastifyInstance): void {
 }
 
 /** A request Node's parser cannot read (malformed, headers too large, too slow): a JSON answer, then the connection closed. */
-export function clientErrorHandler(error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket): void {
+export function clientErrorHandler(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
@@ -44,7 +44,9 @@ export function clientErrorHandler(error: Error & { code?: string; rawPacket?: B
         : [400, 'Malformed HTTP request.'];
   const body = JSON.stringify({ message });
   // The answer to a HEAD has no body, or the client reads it as the start of another answer.
-  const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  // Typed as JSON by Fastify, a Buffer from Node.
+  const packet: unknown = error.rawPacket;
+  const head = Buffer.isBuffer(packet) && packet.subarray(0, 5).toString('latin1') === 'HEAD ';
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +

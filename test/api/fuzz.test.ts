@@ -66,7 +66,9 @@ test(`${count} generated malformed requests (seed ${seed}): no 5xx, always JSON 
       if (route !== undefined) answeredByRoute.get(route)!.add(answer.status);
       let problem = fuzzAnswerProblem(request, answer, boundMs);
       // Answers the routes gave (others come before routing: a request Node or the router cannot read, a body).
-      if (problem === null && request.method === 'GET' && [200, 404, 422].includes(answer.status)) {
+      // An empty path value (`/instances//transfers`) is a 422 naming it, where the schema's paths know of none.
+      const checkable = request.method === 'GET' && [200, 404, 422].includes(answer.status) && !request.path.split('?')[0]!.includes('//');
+      if (problem === null && checkable) {
         try {
           // The router ignores a fragment, as a browser would never send one; so does the check.
           assertConformsToOpenApi(request.path.replace(/#.*/, ''), answer.status, JSON.parse(answer.body));
