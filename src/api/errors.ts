@@ -56,10 +56,10 @@ export function noteInvalidParameters(request: FastifyRequest, invalid: InvalidP
 
 export const notedInvalidParameters = (request: FastifyRequest): InvalidParameter[] | undefined => notedInvalid.get(request);
 
-/** The noted failures, then the schema's for the other parameters: one entry per parameter. */
-function mergedInvalidParameters(noted: InvalidParameter[], validation: InvalidParameter[]): InvalidParameter[] {
-  const named = new Set(noted.map(({ param }) => param));
-  return [...noted, ...validation.filter(({ param }) => !named.has(param))];
+/** The schema's failures, then the noted ones of the other parameters: one entry per parameter. */
+function mergedInvalidParameters(validation: InvalidParameter[], noted: InvalidParameter[]): InvalidParameter[] {
+  const named = new Set(validation.map(({ param }) => param));
+  return [...validation, ...noted.filter(({ param }) => !named.has(param))];
 }
 
 function invalidParametersBody(invalid: InvalidParameter[]) {
@@ -134,7 +134,7 @@ function sendError(
   warnUnavailable: (request: FastifyRequest, error: unknown) => void,
 ): FastifyReply {
   if (error.validation) {
-    const invalid = mergedInvalidParameters(notedInvalidParameters(request) ?? [], invalidParametersFromValidation(error, request));
+    const invalid = mergedInvalidParameters(invalidParametersFromValidation(error, request), notedInvalidParameters(request) ?? []);
     return reply.code(422).send(invalidParametersBody(invalid));
   }
   if (error instanceof InvalidParametersError) return reply.code(422).send(invalidParametersBody(error.invalid));
