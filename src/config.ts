@@ -28,7 +28,19 @@ export interface Config {
   logLevel: string;
   /** How often the demo chain mines a block of new transactions after its scenario; 0: never. */
   demoBlockIntervalMs: number;
+  /** The level of the one line each API request logs; silent: none. */
+  requestLogLevel: RequestLogLevel;
+  /** Blockscout's API_RATE_LIMIT_DISABLED; when false, each client IP may send rateLimitByIp requests per interval. */
+  rateLimitDisabled: boolean;
+  rateLimitByIp: number;
+  /** Milliseconds (its setting is text in Blockscout's time format). */
+  rateLimitByIpInterval: number;
+  /** Client IPs the limit does not apply to. */
+  rateLimitWhitelistedIps: string[];
 }
+
+export const requestLogLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type RequestLogLevel = (typeof requestLogLevels)[number];
 
 /** Each setting's value when it is not given, where it has one: the one place these are written. */
 const defaults = {
@@ -44,7 +56,13 @@ const defaults = {
   ipfsGatewayUrl: 'https://ipfs.io/ipfs',
   logLevel: 'info',
   demoBlockIntervalMs: 5000,
-} satisfies Partial<Config>;
+  requestLogLevel: 'debug' as RequestLogLevel,
+  // Off for the demo and a local explorer; Blockscout's own default is on.
+  rateLimitDisabled: true,
+  // Blockscout's defaults: 300 requests a minute per IP.
+  rateLimitByIp: 300,
+  rateLimitByIpInterval: '1m',
+} satisfies Partial<Record<keyof Config, unknown>>;
 
 const code = (value: string | number | bigint | boolean): string => `\`${value}\``;
 
@@ -174,6 +192,44 @@ export const settings: readonly Setting[] = [
     meaning:
       'on the demo chain, after its scenario: how often a block of new transactions (transfers, token transfers, contract calls) is mined, in milliseconds; `0` keeps the chain still, as `LAST_BLOCK` does',
   },
+  {
+    env: 'REQUEST_LOG_LEVEL',
+    flag: 'request-log-level',
+    key: 'requestLogLevel',
+    default: code(defaults.requestLogLevel),
+    meaning: `the level of the one line the API logs per request (method, URL, status, time): ${requestLogLevels
+      .slice(0, -1)
+      .map(code)
+      .join(', ')}, or ${code('silent')} for none; written when \`LOG_LEVEL\` lets that level through`,
+  },
+  {
+    env: 'API_RATE_LIMIT_DISABLED',
+    flag: 'rate-limit-disabled',
+    key: 'rateLimitDisabled',
+    default: code(defaults.rateLimitDisabled),
+    meaning: 'no rate limit; `false` limits each client IP to `API_RATE_LIMIT_BY_IP` requests per interval, a 429 beyond',
+  },
+  {
+    env: 'API_RATE_LIMIT_BY_IP',
+    flag: 'rate-limit-by-ip',
+    key: 'rateLimitByIp',
+    default: code(defaults.rateLimitByIp),
+    meaning: 'requests one client IP may send per interval, when the rate limit is on',
+  },
+  {
+    env: 'API_RATE_LIMIT_BY_IP_TIME_INTERVAL',
+    flag: 'rate-limit-by-ip-time-interval',
+    key: 'rateLimitByIpInterval',
+    default: code(defaults.rateLimitByIpInterval),
+    meaning: "the interval of `API_RATE_LIMIT_BY_IP`, in Blockscout's time format: `500ms`, `30s` (or `30`), `5m`, `1h`, `1d`",
+  },
+  {
+    env: 'API_RATE_LIMIT_WHITELISTED_IPS',
+    flag: 'rate-limit-whitelisted-ips',
+    key: 'rateLimitWhitelistedIps',
+    default: 'none',
+    meaning: 'comma-separated client IPs the rate limit does not apply to',
+  },
 ];
 
 /**
@@ -238,6 +294,26 @@ function boolean(key: keyof Config, value: string | undefined, fallback: boolean
   throw new ConfigError(`${describe(key)} must be true or false, got "${value}"`);
 }
 
+const timeUnitsMs: Record<string, number> = { ms: 1, s: 1000, '': 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Blockscout's time format: a whole number and a unit (ms, s, m, h, d); a bare number is seconds. */
+function duration(key: keyof Config, value: string): number {
+  const match = /^([0-9]{1,9})(ms|s|m|h|d|)$/.exec(value);
+  const ms = match === null ? 0 : Number(match[1]) * timeUnitsMs[match[2]!]!;
+  if (ms === 0) throw new ConfigError(`${describe(key)} must be a time such as 500ms, 30s, 5m, 1h or 1d (more than 0), got "${value}"`);
+  return ms;
+}
+
+function choice<T extends string>(key: keyof Config, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${describe(key)} must be one of ${allowed.join(', ')}, got "${value}"`);
+  }
+  return value as T;
+}
+
+const list = (value: string | undefined): string[] => (value ?? '').split(',').flatMap((item) => (item.trim() === '' ? [] : [item.trim()]));
+
 function variant(value: string | undefined): Variant | null {
   if (value === undefined) return null;
   const v = value.toLowerCase();
@@ -277,5 +353,10 @@ export function parseConfig(raw: RawSettings): Config {
     ipfsGatewayUrl: url('ipfsGatewayUrl', raw.ipfsGatewayUrl, ['https:', 'http:']) ?? defaults.ipfsGatewayUrl,
     logLevel: raw.logLevel ?? defaults.logLevel,
     demoBlockIntervalMs: integer('demoBlockIntervalMs', raw.demoBlockIntervalMs, defaults.demoBlockIntervalMs, 0, 3_600_000),
+    requestLogLevel: choice('requestLogLevel', raw.requestLogLevel, requestLogLevels, defaults.requestLogLevel),
+    rateLimitDisabled: boolean('rateLimitDisabled', raw.rateLimitDisabled, defaults.rateLimitDisabled),
+    rateLimitByIp: integer('rateLimitByIp', raw.rateLimitByIp, defaults.rateLimitByIp, 1, 1_000_000_000),
+    rateLimitByIpInterval: duration('rateLimitByIpInterval', raw.rateLimitByIpInterval ?? defaults.rateLimitByIpInterval),
+    rateLimitWhitelistedIps: list(raw.rateLimitWhitelistedIps),
   };
 }

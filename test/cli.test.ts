@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSextant } from './support/sextant-process.js';
+import { runSextant, spawnSextant } from './support/sextant-process.js';
+import { waitFor } from './support/wait.js';
 import { createTestDatabase, testServerUrl } from './support/database.js';
 import { loadMainnetBlock18000000Recordings } from './support/mainnet-fixtures.js';
 import { startReplayNode } from './support/replay-node.js';
@@ -69,6 +70,43 @@ test('serve refuses a database without the schema', async () => {
     const run = await runSextant(['serve'], { DATABASE_URL: db.url, PORT: '0' });
     assertOneLineFailure(run, /no Sextant schema yet; run `sextant migrate`/);
   } finally {
+    await db.drop();
+  }
+});
+
+test('serve applies the rate limit and the request log level it is given', async () => {
+  const db = await createTestDatabase();
+  const child = spawnSextant(['serve'], {
+    DATABASE_URL: db.url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    API_RATE_LIMIT_DISABLED: 'false',
+    API_RATE_LIMIT_BY_IP: '2',
+    API_RATE_LIMIT_BY_IP_TIME_INTERVAL: '1h',
+    REQUEST_LOG_LEVEL: 'info',
+  });
+  try {
+    let base = '';
+    await waitFor(
+      () => {
+        base = /API listening on (http:\/\/[^\s;"]+)/.exec(child.output())?.[1] ?? '';
+        return base !== '';
+      },
+      () => `sextant serve listening:\n${child.output()}`,
+    );
+    const statuses = [];
+    for (let n = 0; n < 3; n++) statuses.push((await fetch(`${base}/health`)).status);
+    assert.deepEqual(statuses, [200, 200, 429]);
+    await waitFor(
+      () =>
+        child
+          .stdout()
+          .split('\n')
+          .filter((line) => line.includes('"msg":"request"')).length === 3,
+      () => child.output(),
+    );
+  } finally {
+    await child.kill();
     await db.drop();
   }
 });

@@ -38,6 +38,39 @@ test('reads the Blockscout variable names', () => {
   assert.equal(config.port, 0);
 });
 
+test("the rate limit is off by default; on, it reads Blockscout's variables and time format", () => {
+  const defaults = parseConfig(rawSettingsFromEnv({}));
+  assert.equal(defaults.rateLimitDisabled, true);
+  assert.equal(defaults.rateLimitByIp, 300);
+  assert.equal(defaults.rateLimitByIpInterval, 60_000);
+  assert.deepEqual(defaults.rateLimitWhitelistedIps, []);
+  assert.equal(defaults.requestLogLevel, 'debug');
+  const config = parseConfig(
+    rawSettingsFromEnv({
+      API_RATE_LIMIT_DISABLED: 'false',
+      API_RATE_LIMIT_BY_IP: '3000',
+      API_RATE_LIMIT_BY_IP_TIME_INTERVAL: '5m',
+      API_RATE_LIMIT_WHITELISTED_IPS: '127.0.0.1, ::1,,10.0.0.1',
+      REQUEST_LOG_LEVEL: 'info',
+    }),
+  );
+  assert.equal(config.rateLimitDisabled, false);
+  assert.equal(config.rateLimitByIp, 3000);
+  assert.equal(config.rateLimitByIpInterval, 300_000);
+  assert.deepEqual(config.rateLimitWhitelistedIps, ['127.0.0.1', '::1', '10.0.0.1']);
+  assert.equal(config.requestLogLevel, 'info');
+  const intervals: [string, number][] = [
+    ['500ms', 500],
+    ['30s', 30_000],
+    ['30', 30_000],
+    ['1h', 3_600_000],
+    ['1d', 86_400_000],
+  ];
+  for (const [text, ms] of intervals) {
+    assert.equal(parseConfig(rawSettingsFromEnv({ API_RATE_LIMIT_BY_IP_TIME_INTERVAL: text })).rateLimitByIpInterval, ms, text);
+  }
+});
+
 test('an empty variable counts as unset', () => {
   assert.equal(parseConfig(rawSettingsFromEnv({ ETHEREUM_JSONRPC_HTTP_URL: '' })).rpcUrl, null);
 });
@@ -52,6 +85,14 @@ const refused: [Record<string, string>, RegExp][] = [
   [{ FIRST_BLOCK: '10', LAST_BLOCK: '9' }, /LAST_BLOCK \(9\) is below FIRST_BLOCK \(10\)/],
   [{ ETHEREUM_JSONRPC_VARIANT: 'parity' }, /must be one of geth, erigon, nethermind, besu, reth, anvil/],
   [{ INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER: 'maybe' }, /must be true or false/],
+  [
+    { API_RATE_LIMIT_BY_IP_TIME_INTERVAL: '5 minutes' },
+    /API_RATE_LIMIT_BY_IP_TIME_INTERVAL \(--rate-limit-by-ip-time-interval\) must be a time/,
+  ],
+  [{ API_RATE_LIMIT_BY_IP_TIME_INTERVAL: '0s' }, /must be a time/],
+  [{ API_RATE_LIMIT_BY_IP: '0' }, /API_RATE_LIMIT_BY_IP \(--rate-limit-by-ip\) must be a whole number/],
+  [{ API_RATE_LIMIT_DISABLED: 'nope' }, /API_RATE_LIMIT_DISABLED \(--rate-limit-disabled\) must be true or false/],
+  [{ REQUEST_LOG_LEVEL: 'trace' }, /REQUEST_LOG_LEVEL \(--request-log-level\) must be one of debug, info, warn, error, silent/],
 ];
 
 for (const [env, message] of refused) {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseFailure } from '../errors.js';
+import { noSniff } from './http-hygiene.js';
 
 /**
  * The API's error answers, in one place:
@@ -44,6 +45,21 @@ export function invalidValueDetail(expected: string, received: unknown): string 
   const shown = typeof received === 'string' ? received : JSON.stringify(received);
   const clipped = shown.length > shownValueLength ? `${shown.slice(0, shownValueLength)}…` : shown;
   return `Expected ${expected}; got "${clipped}".`;
+}
+
+/** Parameters found malformed before the schema validated the request (see strict-input.ts). */
+const notedInvalid = new WeakMap<FastifyRequest, InvalidParameter[]>();
+
+export function noteInvalidParameters(request: FastifyRequest, invalid: InvalidParameter[]): void {
+  notedInvalid.set(request, invalid);
+}
+
+export const notedInvalidParameters = (request: FastifyRequest): InvalidParameter[] | undefined => notedInvalid.get(request);
+
+/** The schema's failures, then the noted ones of the other parameters: one entry per parameter. */
+function mergedInvalidParameters(validation: InvalidParameter[], noted: InvalidParameter[]): InvalidParameter[] {
+  const named = new Set(validation.map(({ param }) => param));
+  return [...validation, ...noted.filter(({ param }) => !named.has(param))];
 }
 
 function invalidParametersBody(invalid: InvalidParameter[]) {
@@ -92,14 +108,39 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 const databaseUnavailableBody = { message: 'The database is unavailable; try again shortly.' };
 
-function sendError(reply: FastifyReply, error: FastifyError, request: FastifyRequest): FastifyReply {
+/** While the database is down every request fails alike: one warning (with the cause) per this long, with how many it stands for. */
+const unavailableWarningIntervalMs = 10_000;
+
+/** Logs the first of a run of database failures, and then one per interval, counting the ones between. */
+function unavailableWarner(): (request: FastifyRequest, error: unknown) => void {
+  let lastWarnedAt = -Infinity;
+  let unwarned = 0;
+  return (request, error) => {
+    const now = Date.now();
+    if (now - lastWarnedAt < unavailableWarningIntervalMs) {
+      unwarned++;
+      return;
+    }
+    request.log.warn({ err: error, failedRequestsSinceLastWarning: unwarned }, 'database unavailable: answering 503');
+    lastWarnedAt = now;
+    unwarned = 0;
+  };
+}
+
+function sendError(
+  reply: FastifyReply,
+  error: FastifyError,
+  request: FastifyRequest,
+  warnUnavailable: (request: FastifyRequest, error: unknown) => void,
+): FastifyReply {
   if (error.validation) {
-    return reply.code(422).send(invalidParametersBody(invalidParametersFromValidation(error, request)));
+    const invalid = mergedInvalidParameters(invalidParametersFromValidation(error, request), notedInvalidParameters(request) ?? []);
+    return reply.code(422).send(invalidParametersBody(invalid));
   }
   if (error instanceof InvalidParametersError) return reply.code(422).send(invalidParametersBody(error.invalid));
   if (error instanceof NotFoundError) return reply.code(404).send(error.body);
   if (isDatabaseUnavailable(error)) {
-    request.log.warn({ err: error }, 'database unavailable');
+    warnUnavailable(request, error);
     return reply.code(503).send(databaseUnavailableBody);
   }
   const status = error.statusCode ?? 500;
@@ -110,7 +151,8 @@ function sendError(reply: FastifyReply, error: FastifyError, request: FastifyReq
 
 /** Routes every failure, and every unknown route, to the answers above. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => sendError(reply, error, request));
+  const warnUnavailable = unavailableWarner();
+  app.setErrorHandler((error: FastifyError, request, reply) => sendError(reply, error, request, warnUnavailable));
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ message: 'Not found' }));
 }
 
@@ -119,5 +161,7 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
   void reply
     .code(400)
     .header('cache-control', 'public, max-age=3600')
+    // Sent before the hooks that add it to every other answer.
+    .header(noSniff.name, noSniff.value)
     .send({ message: `Malformed URL (${error.message}); check its percent-encoding.` });
 }

@@ -14,6 +14,9 @@ export function parseChoice<T extends string>(param: string, raw: string | undef
   return { ok: false, invalid: { param, detail: invalidValueDetail(`one of ${allowed.join(', ')}`, raw) } };
 }
 
+/** The most items a comma-separated list may hold: Blockscout's clients send a handful, and each one costs the query work. */
+export const maxListItems = 20;
+
 /**
  * A comma-separated list, each item read by `readItem` (undefined when it is not allowed); empty items
  * are skipped and duplicates dropped. Absent or empty gives [] (no filter).
@@ -24,10 +27,16 @@ export function parseCommaList<T>(
   readItem: (item: string) => T | undefined,
   expected: string,
 ): Parsed<T[]> {
+  const items = (raw ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  if (items.length > maxListItems) {
+    const detail = invalidValueDetail(`a comma-separated list of at most ${maxListItems} values`, `${items.length} values`);
+    return { ok: false, invalid: { param, detail } };
+  }
   const values = new Set<T>();
-  for (const item of (raw ?? '').split(',')) {
-    const trimmed = item.trim();
-    if (trimmed === '') continue;
+  for (const trimmed of items) {
     const value = readItem(trimmed);
     if (value === undefined) {
       return { ok: false, invalid: { param, detail: invalidValueDetail(`a comma-separated list of ${expected}`, trimmed) } };

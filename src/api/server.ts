@@ -6,6 +6,10 @@ import type { IndexerStatus } from '../model.js';
 import { type ChangeListenerOptions, listenForChanges } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
 import { frameworkErrors, registerErrorHandling } from './errors.js';
+import { clientErrorHandler, registerHttpHygiene } from './http-hygiene.js';
+import { type RateLimitOptions, registerRateLimit } from './rate-limit.js';
+import { RequestLog, type RequestLogLevel } from './request-log.js';
+import { registerStrictInput } from './strict-input.js';
 import type { ApiApp, ApiContext, ApiRoute, IndexingSettings } from './route.js';
 import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
 import { addressTransactionsRoute } from './routes/address-transactions.js';
@@ -54,6 +58,10 @@ export interface ApiOptions {
   pool: Db;
   /** Request and error logging; none when omitted or false. */
   logger?: pino.Logger | false;
+  /** The level of the one line logged per request; silent when omitted. */
+  requestLogLevel?: RequestLogLevel;
+  /** Blockscout's rate limit by client IP; none when omitted or null. */
+  rateLimit?: RateLimitOptions | null;
   /** The indexer running beside the API, if any, reported by GET /health. */
   indexerStatus?: IndexerStatus | null;
   /** The URL E4's Link header names as its successor ({address_hash} and {id} filled in); none when omitted. */
@@ -117,7 +125,7 @@ export const apiRoutes: readonly ApiRoute[] = [
  * an hour for a malformed request (it stays malformed), never for an outage.
  */
 function cacheControl(status: number): string {
-  if (status >= 500) return 'no-store';
+  if (status >= 500 || status === 429) return 'no-store';
   if (status === 400 || status === 422) return 'public, max-age=3600';
   return 'public, max-age=5';
 }
@@ -140,6 +148,10 @@ async function registerLiveUpdates(app: ApiApp, options: ApiOptions): Promise<vo
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
+    logController: new RequestLog(options.requestLogLevel ?? 'silent'),
+    // Lets a request without a Host header reach the API, which answers it in JSON (http-hygiene.ts).
+    http: { requireHostHeader: false },
+    clientErrorHandler,
     routerOptions: {
       ignoreTrailingSlash: true,
       // Long path values reach the schema, which names the parameter in its 422.
@@ -152,6 +164,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerErrorHandling(app);
+  if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
+  registerHttpHygiene(app);
+  registerStrictInput(app);
   app.addHook('onSend', async (_request, reply, payload) => {
     if (!reply.hasHeader('cache-control')) void reply.header('cache-control', cacheControl(reply.statusCode));
     return payload;

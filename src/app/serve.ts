@@ -27,6 +27,10 @@ export async function listen(
     instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
     changeConnection: database.pool.options,
     indexing: { firstBlock: config.firstBlock, tracesIndexed: !config.disableInternalTransactions },
+    requestLogLevel: config.requestLogLevel,
+    rateLimit: config.rateLimitDisabled
+      ? null
+      : { max: config.rateLimitByIp, intervalMs: config.rateLimitByIpInterval, allowList: config.rateLimitWhitelistedIps },
   });
   resources.add(() => api.close());
   try {

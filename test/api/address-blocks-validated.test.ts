@@ -165,7 +165,7 @@ test('a malformed address or paging parameter is a 422 naming it', async () => {
   assert.deepEqual(await pointers(`/api/v2/addresses/${fifty}/blocks-validated?block_number=-3`), ['/block_number']);
   assert.deepEqual(await pointers(`/api/v2/addresses/${fifty}/blocks-validated?block_number=`), ['/block_number']);
   assert.deepEqual(await pointers(`/api/v2/addresses/${fifty}/blocks-validated?items_count=100`), ['/items_count']);
-  assert.deepEqual(await pointers(`/api/v2/addresses/0x1/blocks-validated?block_number=x`), ['/address_hash']);
+  assert.deepEqual(await pointers(`/api/v2/addresses/0x1/blocks-validated?block_number=x`), ['/address_hash', '/block_number']);
   const detail = (await api.get('/api/v2/addresses/0x123/blocks-validated')).body.errors[0].detail;
   assert.match(detail, /40 hex digits/);
   assert.match(detail, /0x123/);

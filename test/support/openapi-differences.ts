@@ -130,6 +130,10 @@ export const errorBodies: Record<number, Schema> = {
   422: { $ref: '#/components/schemas/JsonErrorResponse' },
   500: message,
   503: message,
+  // Sextant's own refusals, with the same body: a request body (413), a rate limit (429), headers too large (431).
+  413: message,
+  429: message,
+  431: message,
 };
 
 export function applyDifferences(document: OpenApiDocument): void {
