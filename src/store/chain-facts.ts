@@ -15,6 +15,7 @@ export async function recordChainFact(pool: Pool, key: ChainFactKey, value: stri
 export async function clearIndexedData(pool: Pool): Promise<void> {
   await pool.query(
     `TRUNCATE chain_facts, blocks, transactions, pending_transactions, withdrawals, addresses, tokens,
-       token_transfers, token_instances, address_token_balances, internal_transactions, block_rewards`,
+       token_transfers, token_instances, address_token_balances, internal_transactions, block_rewards,
+       transaction_authorizations`,
   );
 }
