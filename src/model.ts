@@ -88,6 +88,22 @@ export interface TransactionRecord extends TransactionBody {
   maxFeePerBlobGas: bigint | null;
   blobGasUsed: bigint | null;
   blobGasPrice: bigint | null;
+  /** A blob (type-3) transaction's EIP-4844 versioned hashes; empty for every other type. */
+  blobVersionedHashes: Hex[];
+  /** A set-code (type-4) transaction's EIP-7702 authorizations, in list order; empty for every other type. */
+  authorizations: AuthorizationRecord[];
+}
+
+/** One signed EIP-7702 authorization: its signer (authority) lets its account run `address`'s code. */
+export interface AuthorizationRecord {
+  chainId: bigint;
+  address: Address;
+  nonce: bigint;
+  yParity: number;
+  r: bigint;
+  s: bigint;
+  /** The signer recovered from the signature; null when the signature recovers none (an invalid authorization). */
+  authority: Address | null;
 }
 
 export interface WithdrawalRecord {
@@ -147,6 +163,8 @@ export interface AddressFact {
  */
 export interface BlockBundle {
   block: BlockRecord;
+  /** The headers of the block's uncles (ommers), in the order the block lists them. */
+  uncleBlocks: BlockRecord[];
   transactions: TransactionRecord[];
   withdrawals: WithdrawalRecord[];
   logs: LogRecord[];

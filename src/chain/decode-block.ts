@@ -1,9 +1,10 @@
-import type { Address, BlockBundle, Hex, LogRecord, TransactionRecord, WithdrawalRecord } from '../model.js';
+import type { Address, BlockBundle, BlockRecord, Hex, LogRecord, TransactionRecord, WithdrawalRecord } from '../model.js';
+import { decodeAuthorization } from './authorizations.js';
 import { beaconDepositsCount } from './beacon-deposits.js';
 import { blockFees } from './block-fees.js';
 import { complainAbout, nodeFields, type Complain, type NodeFields } from './node-fields.js';
 import { decodeTokenTransfers } from './token-transfers.js';
-import type { RawBlockData, RpcBlock, RpcLog, RpcReceipt, RpcTransaction, RpcWithdrawal } from './rpc-types.js';
+import type { RawBlockData, RpcBlock, RpcLog, RpcReceipt, RpcTransaction, RpcUncle, RpcWithdrawal } from './rpc-types.js';
 
 const WEI_PER_GWEI = 1_000_000_000n;
 
@@ -30,12 +31,12 @@ interface BlockContext {
 export function decodeBlock(raw: RawBlockData): BlockBundle {
   const complain: Complain = complainAbout(`block ${raw.number}`);
   const fields = nodeFields<BlockMarkers>(raw.block, '', complain);
-  checkForkMembers(fields);
+  const header = { ...decodeHeader(fields), uncles: fields.hashList('uncles') };
   const context: BlockContext = {
-    number: fields.quantity('number'),
-    hash: fields.hash('hash'),
-    timestamp: fields.quantity('timestamp'),
-    london: fields.has('baseFeePerGas'),
+    number: header.number,
+    hash: header.hash,
+    timestamp: header.timestamp,
+    london: header.baseFeePerGas !== null,
   };
   expectSame(context.number, raw.number, 'number', 'the block asked for', complain);
 
@@ -51,40 +52,87 @@ export function decodeBlock(raw: RawBlockData): BlockBundle {
   const withdrawals = (fields.optionalList('withdrawals') ?? []).map((withdrawal, i) =>
     decodeWithdrawal(withdrawal, `withdrawals[${i}]`, context, complain),
   );
-  const baseFeePerGas = fields.optionalQuantity('baseFeePerGas');
 
   return {
     block: {
-      number: context.number,
-      hash: context.hash,
-      parentHash: fields.hash('parentHash'),
-      timestamp: context.timestamp,
-      miner: fields.address('miner'),
-      nonce: fields.optionalData('nonce'),
-      difficulty: fields.optionalQuantity('difficulty'),
-      totalDifficulty: fields.optionalQuantity('totalDifficulty'),
-      size: fields.optionalQuantity('size'),
-      extraData: fields.data('extraData'),
-      stateRoot: fields.hash('stateRoot'),
-      gasLimit: fields.quantity('gasLimit'),
-      gasUsed: fields.quantity('gasUsed'),
-      baseFeePerGas,
-      blobGasUsed: fields.optionalQuantity('blobGasUsed'),
-      excessBlobGas: fields.optionalQuantity('excessBlobGas'),
-      uncles: fields.hashList('uncles'),
+      ...header,
       transactionsCount: transactions.length,
       withdrawalsCount: withdrawals.length,
       blobTransactionsCount: transactions.filter((transaction) => transaction.type === 3).length,
       // Prague blocks (EIP-7685) commit to their requests; before it there are no deposit requests.
       beaconDepositsCount: fields.has('requestsHash') ? beaconDepositsCount(logs) : 0,
-      ...blockFees(transactions, baseFeePerGas),
+      ...blockFees(transactions, header.baseFeePerGas),
     },
+    uncleBlocks: decodeUncles(raw.uncles, header, complain),
     transactions,
     withdrawals,
     logs,
     tokenTransfers: decodeTokenTransfers(logs),
     addresses: contractAddresses(transactions, logs).map((hash) => ({ hash, isContract: true })),
   };
+}
+
+type Header = Omit<
+  BlockRecord,
+  | 'uncles'
+  | 'transactionsCount'
+  | 'withdrawalsCount'
+  | 'blobTransactionsCount'
+  | 'beaconDepositsCount'
+  | 'transactionFees'
+  | 'burntFees'
+  | 'priorityFee'
+>;
+
+/** What a block says of itself in its header, checked: a block's own, or an uncle's as the node sends it. */
+function decodeHeader(fields: NodeFields<BlockMarkers>): Header {
+  checkForkMembers(fields);
+  return {
+    number: fields.quantity('number'),
+    hash: fields.hash('hash'),
+    parentHash: fields.hash('parentHash'),
+    timestamp: fields.quantity('timestamp'),
+    miner: fields.address('miner'),
+    nonce: fields.optionalData('nonce'),
+    difficulty: fields.optionalQuantity('difficulty'),
+    totalDifficulty: fields.optionalQuantity('totalDifficulty'),
+    size: fields.optionalQuantity('size'),
+    extraData: fields.data('extraData'),
+    stateRoot: fields.hash('stateRoot'),
+    gasLimit: fields.quantity('gasLimit'),
+    gasUsed: fields.quantity('gasUsed'),
+    baseFeePerGas: fields.optionalQuantity('baseFeePerGas'),
+    blobGasUsed: fields.optionalQuantity('blobGasUsed'),
+    excessBlobGas: fields.optionalQuantity('excessBlobGas'),
+  };
+}
+
+/**
+ * The uncle headers fetched for a block, checked against the hashes the block lists. An uncle comes
+ * without its transactions (nodes send none with it): the block row Sextant keeps for it counts none,
+ * and no fees.
+ */
+function decodeUncles(uncles: readonly RpcUncle[] | undefined, nephew: Pick<BlockRecord, 'uncles'>, complain: Complain): BlockRecord[] {
+  const answers = uncles ?? [];
+  if (answers.length !== nephew.uncles.length)
+    complain('uncles', `has ${nephew.uncles.length} hashes, but ${answers.length} uncle headers were fetched`);
+  return answers.map((uncle, i) => {
+    const fields = nodeFields<BlockMarkers>(uncle, `uncle[${i}]`, complain);
+    const header = decodeHeader(fields);
+    expectSame(header.hash, nephew.uncles[i] as Hex, `uncle[${i}].hash`, `uncles[${i}]`, complain);
+    return {
+      ...header,
+      // An uncle's own uncles are always none; some nodes leave the member out.
+      uncles: fields.optionalList('uncles') === null ? [] : fields.hashList('uncles'),
+      transactionsCount: 0,
+      withdrawalsCount: 0,
+      blobTransactionsCount: 0,
+      beaconDepositsCount: 0,
+      transactionFees: 0n,
+      burntFees: 0n,
+      priorityFee: 0n,
+    };
+  });
 }
 
 /**
@@ -164,6 +212,11 @@ function decodeTransaction(
       // Some nodes (anvil) repeat the block's blob gas price on every receipt: it belongs to blob transactions only.
       blobGasUsed: type === 3 ? receiptFields.quantity('blobGasUsed') : null,
       blobGasPrice: type === 3 ? receiptFields.quantity('blobGasPrice') : null,
+      blobVersionedHashes: type === 3 ? fields.hashList('blobVersionedHashes') : [],
+      authorizations:
+        type === 4
+          ? fields.list('authorizationList').map((entry, i) => decodeAuthorization(entry, `${path}.authorizationList[${i}]`, complain))
+          : [],
     },
     logs,
   };
@@ -177,7 +230,8 @@ function transactionType(fields: NodeFields<TransactionMarkers>, block: BlockCon
   const type = fields.optionalSmallNumber('type');
   if (type === null || type < 2) fields.require(`${path} is a ${type === null ? 'legacy' : `type ${type}`} transaction`, 'gasPrice');
   else if (type <= 4) fields.require(`${path} is of type ${type}`, 'maxFeePerGas', 'maxPriorityFeePerGas');
-  if (type === 3) fields.require(`${path} is a blob transaction`, 'maxFeePerBlobGas');
+  if (type === 3) fields.require(`${path} is a blob transaction`, 'maxFeePerBlobGas', 'blobVersionedHashes');
+  if (type === 4) fields.require(`${path} is a set-code transaction`, 'authorizationList');
   return type;
 }
 

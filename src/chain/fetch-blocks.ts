@@ -3,7 +3,7 @@ import type { NodeCapabilities } from './capabilities.js';
 import { BlockNotFoundError } from './errors.js';
 import { complainAbout, nodeFields, readQuantity } from './node-fields.js';
 import type { RpcCall, RpcClient } from './rpc.js';
-import type { RawBlockData, RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.js';
+import type { RawBlockData, RpcBlock, RpcReceipt, RpcTransaction, RpcUncle } from './rpc-types.js';
 
 /** The node's latest block number. */
 export async function fetchHeadNumber(client: RpcClient): Promise<bigint> {
@@ -13,9 +13,18 @@ export async function fetchHeadNumber(client: RpcClient): Promise<bigint> {
 /**
  * Each block with full transactions and its receipts, in the order asked. With
  * `eth_getBlockReceipts` that is one batch for everything; without it, one batch for the blocks and
- * one for all their transactions' receipts. A block the node lacks is a BlockNotFoundError.
+ * one for all their transactions' receipts. Blocks that list uncles cost one more batch, for all
+ * their uncles' headers. A block the node lacks is a BlockNotFoundError.
  */
 export async function fetchBlocks(
+  client: RpcClient,
+  capabilities: Pick<NodeCapabilities, 'blockReceipts'>,
+  numbers: readonly bigint[],
+): Promise<RawBlockData[]> {
+  return withUncles(client, await fetchBlocksAndReceipts(client, capabilities, numbers));
+}
+
+async function fetchBlocksAndReceipts(
   client: RpcClient,
   capabilities: Pick<NodeCapabilities, 'blockReceipts'>,
   numbers: readonly bigint[],
@@ -43,6 +52,26 @@ export async function fetchBlocks(
       block: blocks[i] as RpcBlock,
       receipts: own.map((receipt) => found(receipt, number, 'eth_getTransactionReceipt') as RpcReceipt),
     };
+  });
+}
+
+/** Adds the uncle headers of the blocks that list uncles (pre-merge blocks; none since). */
+async function withUncles(client: RpcClient, blocks: RawBlockData[]): Promise<RawBlockData[]> {
+  const wanted = blocks.map(({ number, block }) => {
+    const fields = nodeFields<RpcBlock>(block, '', complainAbout(`block ${number}`));
+    return { number, hash: fields.hash('hash'), count: fields.hashList('uncles').length };
+  });
+  const calls = wanted.flatMap(({ hash, count }) =>
+    Array.from({ length: count }, (_, i): RpcCall => ({ method: 'eth_getUncleByBlockHashAndIndex', params: [hash, hexQuantity(i)] })),
+  );
+  if (calls.length === 0) return blocks;
+  const answers = await client.batch<unknown>(calls);
+  let next = 0;
+  return blocks.map((raw, i) => {
+    const { number, count } = wanted[i] as (typeof wanted)[number];
+    const own = answers.slice(next, next + count);
+    next += count;
+    return count === 0 ? raw : { ...raw, uncles: own.map((uncle) => found(uncle, number, 'eth_getUncleByBlockHashAndIndex') as RpcUncle) };
   });
 }
 

@@ -29,6 +29,10 @@ export interface RpcTransaction {
   maxFeePerGas?: string;
   maxPriorityFeePerGas?: string;
   maxFeePerBlobGas?: string;
+  /** Blob (type-3) transactions. */
+  blobVersionedHashes?: string[];
+  /** Set-code (type-4) transactions: EIP-7702 authorizations, as authorizations.ts reads them. */
+  authorizationList?: unknown[];
   input: string;
 }
 
@@ -85,10 +89,15 @@ export interface RpcReceipt {
   logs: RpcLog[];
 }
 
+/** An uncle's header as `eth_getUncleByBlockHashAndIndex` answers it: a block with no transactions. */
+export type RpcUncle = Omit<RpcBlock, 'transactions' | 'withdrawals'>;
+
 /** One block as fetched: the block with full transactions and its receipts, not yet checked. */
 export interface RawBlockData {
   /** The number that was asked for. */
   number: bigint;
   block: RpcBlock;
   receipts: RpcReceipt[];
+  /** The headers of the uncles the block lists, in its order; fetched only for a block that lists some. */
+  uncles?: RpcUncle[];
 }

@@ -12,6 +12,8 @@ export interface AnvilNode {
 export interface StartAnvilOptions {
   /** Mine a block every N seconds instead of one block per transaction. */
   blockTimeSeconds?: number;
+  /** The fork the chain runs: cancun unless given (prague has set-code transactions). */
+  hardfork?: 'cancun' | 'prague';
   extraArgs?: string[];
 }
 
@@ -57,7 +59,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   // OpenZeppelin 5 needs Cancun opcodes, and later forks slow every block down as the chain grows.
   // --prune-history keeps no past states (so no multi-GB snapshot files): debug_trace* then fails
   // for mined blocks, while trace_block, recorded at mining time, keeps working.
-  const args = ['--host', '127.0.0.1', '--port', '0', '--hardfork', 'cancun', '--prune-history'];
+  const args = ['--host', '127.0.0.1', '--port', '0', '--hardfork', options.hardfork ?? 'cancun', '--prune-history'];
   if (options.blockTimeSeconds !== undefined) args.push('--block-time', String(options.blockTimeSeconds));
   args.push(...(options.extraArgs ?? []));
 

@@ -16,6 +16,7 @@ export async function clearIndexedData(pool: Pool): Promise<void> {
   await pool.query(
     `TRUNCATE chain_facts, blocks, transactions, pending_transactions, withdrawals, addresses, tokens,
        token_transfers, token_instances, address_token_balances, internal_transactions, block_rewards, logs,
-       address_counters, coin_balance_marks, address_coin_balances, chain_totals`,
+       address_counters, coin_balance_marks, address_coin_balances, chain_totals,
+       transaction_authorizations`,
   );
 }

@@ -64,7 +64,7 @@ async function forgetRetractedContracts(client: PoolClient, candidates: Buffer[]
 /**
  * Takes the consensus blocks at and above a height off the canonical chain, in one transaction:
  * they stay as non-consensus rows (so that a lookup by number can say the block lost consensus),
- * every row derived from them is removed, and the token balances and owners they moved are moved back.
+ * every row derived from them is removed (their uncles' rows too), and the token balances and owners they moved are moved back.
  */
 export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise<number> {
   return inTransaction(pool, async (client) => {
@@ -73,6 +73,7 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       [fromNumber.toString()],
     );
     const hashes = rows.map((r) => r.hash);
+    await client.query('DELETE FROM blocks WHERE nephew_hash = ANY($1::bytea[])', [hashes]);
     const created = await client.query<RetractedTransactionRow>(
       'DELETE FROM transactions WHERE block_number >= $1 RETURNING from_address, to_address, created_contract, gas_used',
       [fromNumber.toString()],
@@ -81,7 +82,7 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       'DELETE FROM internal_transactions WHERE block_hash = ANY($1::bytea[]) RETURNING created_contract',
       [hashes],
     );
-    for (const table of ['withdrawals', 'block_rewards']) {
+    for (const table of ['withdrawals', 'block_rewards', 'transaction_authorizations']) {
       await client.query(`DELETE FROM ${table} WHERE block_hash = ANY($1::bytea[])`, [hashes]);
     }
     const emitters = await client.query<{ address: Buffer }>('DELETE FROM logs WHERE block_hash = ANY($1::bytea[]) RETURNING address', [

@@ -1,5 +1,5 @@
-import type { Pool } from 'pg';
-import type { BlockBundle } from '../model.js';
+import type { Pool, PoolClient } from 'pg';
+import type { BlockBundle, BlockRecord } from '../model.js';
 import { markContracts } from './addresses.js';
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
 import { applyTotalsDelta, blockTotals } from './chain-totals.js';
@@ -62,6 +62,20 @@ const transactionColumns = [
   'max_fee_per_blob_gas',
   'blob_gas_used',
   'blob_gas_price',
+  'blob_versioned_hashes',
+] as const;
+
+const authorizationColumns = [
+  'block_hash',
+  'transaction_index',
+  'index',
+  'chain_id',
+  'address',
+  'nonce',
+  'y_parity',
+  'r',
+  's',
+  'authority',
 ] as const;
 
 const withdrawalColumns = ['block_hash', 'index', 'block_number', 'validator_index', 'address', 'amount'] as const;
@@ -96,11 +110,15 @@ const logColumns = [
 ] as const;
 
 function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
-  return bundles.map(({ block: b }) => [
+  return bundles.map(({ block }) => blockCells(block, true));
+}
+
+function blockCells(b: BlockRecord, consensus: boolean): Cell[] {
+  return [
     byteaCell(b.hash),
     numericCell(b.number),
     byteaCell(b.parentHash),
-    'true',
+    String(consensus),
     timestampCell(b.timestamp),
     byteaCell(b.miner),
     nullableByteaCell(b.nonce),
@@ -122,7 +140,7 @@ function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
     numericCell(b.priorityFee),
     numericCell(b.blobTransactionsCount),
     numericCell(b.beaconDepositsCount),
-  ]);
+  ];
 }
 
 function transactionRows(bundles: readonly BlockBundle[]): Cell[][] {
@@ -150,7 +168,27 @@ function transactionRows(bundles: readonly BlockBundle[]): Cell[][] {
       numericCell(t.maxFeePerBlobGas),
       numericCell(t.blobGasUsed),
       numericCell(t.blobGasPrice),
+      t.type === 3 ? byteaArrayCell(t.blobVersionedHashes) : null,
     ]),
+  );
+}
+
+function authorizationRows(bundles: readonly BlockBundle[]): Cell[][] {
+  return bundles.flatMap(({ transactions }) =>
+    transactions.flatMap((t) =>
+      t.authorizations.map((a, index) => [
+        byteaCell(t.blockHash),
+        numericCell(t.index),
+        numericCell(index),
+        numericCell(a.chainId),
+        byteaCell(a.address),
+        numericCell(a.nonce),
+        numericCell(a.yParity),
+        numericCell(a.r),
+        numericCell(a.s),
+        nullableByteaCell(a.authority),
+      ]),
+    ),
   );
 }
 
@@ -213,10 +251,31 @@ export function blockRowSets(bundles: readonly BlockBundle[]): RowSet[] {
   return [
     { table: 'blocks', columns: blockColumns, rows: blockRows(bundles) },
     { table: 'transactions', columns: transactionColumns, rows: transactionRows(bundles) },
+    { table: 'transaction_authorizations', columns: authorizationColumns, rows: authorizationRows(bundles) },
     { table: 'withdrawals', columns: withdrawalColumns, rows: withdrawalRows(bundles) },
     { table: 'token_transfers', columns: tokenTransferColumns, rows: tokenTransferRows(bundles) },
     { table: 'logs', columns: logColumns, rows: logRows(bundles) },
   ];
+}
+
+/**
+ * Adds the uncles of the blocks as non-consensus rows that name their nephew. An uncle already stored
+ * as a block that lost consensus in a reorg is the same block: it is marked as the uncle it now is.
+ * Few blocks have uncles, and none since the merge: one INSERT (not COPY, which cannot merge) does.
+ */
+async function insertUncles(client: PoolClient, bundles: readonly BlockBundle[]): Promise<void> {
+  const rows = bundles.flatMap(({ block, uncleBlocks }) =>
+    uncleBlocks.map((uncle) => [...blockCells(uncle, false), byteaCell(block.hash)]),
+  );
+  if (rows.length === 0) return;
+  const columns = [...blockColumns, 'nephew_hash'];
+  let parameter = 0;
+  const values = rows.map(() => `(${columns.map(() => `$${++parameter}`).join(', ')})`);
+  await client.query(
+    `INSERT INTO blocks (${columns.join(', ')}) VALUES ${values.join(', ')}
+     ON CONFLICT (hash) DO UPDATE SET nephew_hash = EXCLUDED.nephew_hash WHERE NOT blocks.consensus`,
+    rows.flat(),
+  );
 }
 
 /**
@@ -241,6 +300,7 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
       bundles.map((b) => byteaFromHex(b.block.hash)),
     ]);
     for (const { table, columns, rows } of rowSets) await copyRows(client, table, columns, rows);
+    await insertUncles(client, bundles);
     await markContracts(
       client,
       bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)),

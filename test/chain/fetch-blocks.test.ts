@@ -6,6 +6,7 @@ import { BlockNotFoundError, InvalidNodeResponseError } from '../../src/chain/er
 import { fetchBlocks, fetchHeadNumber } from '../../src/chain/fetch-blocks.js';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil } from '../../src/demo/anvil.js';
+import { loadConformanceBlock1, loadConformanceHeadBlock } from '../support/execution-apis-fixtures.js';
 import { loadMainnetBlock18000000, loadMainnetBlock18000000Recordings, MAINNET_BLOCK_NUMBER } from '../support/mainnet-fixtures.js';
 import { startReplayNode, type Recording } from '../support/replay-node.js';
 
@@ -142,3 +143,53 @@ test('anvil: a block of mixed transactions decodes the same with and without blo
 async function send(client: RpcClient, transaction: Record<string, string | undefined>): Promise<void> {
   await client.request('eth_sendTransaction', [transaction]);
 }
+
+/**
+ * Conformance blocks 1 and 0x36, 0x36 made the nephew of block 1's header, which stands in for the
+ * answer to eth_getUncleByBlockHashAndIndex (a header of a block's shape, no transactions).
+ */
+function blocksWithAnUncle(): { recordings: Recording[]; nephewHash: string } {
+  const first = loadConformanceBlock1();
+  const head = loadConformanceHeadBlock();
+  const { transactions: _transactions, ...uncle } = first.block;
+  const nephew = { ...head.block, uncles: [uncle.hash] };
+  return {
+    nephewHash: nephew.hash,
+    recordings: [
+      { method: 'eth_getBlockByNumber', params: ['0x1', true], result: first.block },
+      { method: 'eth_getBlockReceipts', params: ['0x1'], result: first.receipts },
+      { method: 'eth_getBlockByNumber', params: ['0x36', true], result: nephew },
+      { method: 'eth_getBlockReceipts', params: ['0x36'], result: head.receipts },
+      { method: 'eth_getUncleByBlockHashAndIndex', params: [nephew.hash, '0x0'], result: { ...uncle, transactions: [], uncles: [] } },
+    ],
+  };
+}
+
+test("the uncles of the blocks that list some are fetched in one more batch, by their nephew's hash and index", async (t) => {
+  const { recordings, nephewHash } = blocksWithAnUncle();
+  const node = await startReplayNode(recordings);
+  t.after(() => node.stop());
+  const raws = await fetchBlocks(createRpcClient({ url: node.url }), { blockReceipts: true }, [1n, 0x36n]);
+  assert.deepEqual(node.httpRequests, [
+    { calls: 4, batch: true },
+    { calls: 1, batch: true },
+  ]);
+  assert.deepEqual(node.requests.at(-1), { method: 'eth_getUncleByBlockHashAndIndex', params: [nephewHash, '0x0'] });
+  assert.equal(raws[0]?.uncles, undefined);
+  const [uncle] = decodeBlock(raws[1]!).uncleBlocks;
+  assert.equal(uncle?.hash, loadConformanceBlock1().block.hash);
+});
+
+test('an uncle the node does not have is a BlockNotFoundError', async (t) => {
+  // The node knows the method, but not this uncle: it answers null.
+  const recordings = blocksWithAnUncle().recordings.map((r) =>
+    r.method === 'eth_getUncleByBlockHashAndIndex' ? { ...r, params: [r.params[0], '0x1'] } : r,
+  );
+  const node = await startReplayNode(recordings);
+  t.after(() => node.stop());
+  await assert.rejects(
+    fetchBlocks(createRpcClient({ url: node.url }), { blockReceipts: true }, [0x36n]),
+    (error: unknown) =>
+      error instanceof BlockNotFoundError && error.method === 'eth_getUncleByBlockHashAndIndex' && error.blockNumber === 0x36n,
+  );
+});

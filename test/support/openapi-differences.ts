@@ -72,6 +72,12 @@ export const differences: Difference[] = [
     { allOf: [{ $ref: '#/components/schemas/Address' }], nullable: true },
     'a contract creation has no recipient: to is null, as Blockscout itself sends it',
   ),
+  member(
+    'SignedAuthorization',
+    'authority',
+    { ...addressHash, nullable: true },
+    'an EIP-7702 authorization whose signature recovers no signer has no authority (its status says invalid_signature)',
+  ),
   {
     reason:
       "E6 answers in Parity's trace shape (CONTRACT): a selfdestruct is of type suicide, creations and selfdestructs " +

@@ -55,6 +55,8 @@ export function syntheticChain(options: SyntheticChainOptions): BlockBundle[] {
       maxFeePerBlobGas: null,
       blobGasUsed: null,
       blobGasPrice: null,
+      blobVersionedHashes: [],
+      authorizations: [],
     }));
     bundles.push({
       block: {
@@ -83,6 +85,7 @@ export function syntheticChain(options: SyntheticChainOptions): BlockBundle[] {
         burntFees: transactions.reduce((sum, t) => sum + t.gasUsed * baseFee, 0n),
         priorityFee: transactions.reduce((sum, t) => sum + t.gasUsed * 2n, 0n),
       },
+      uncleBlocks: [],
       transactions,
       withdrawals: [],
       logs: [],

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Hex } from 'viem';
+import { recoverAuthorizationAddress } from 'viem/utils';
 import { decodeBlock } from '../../src/chain/decode-block.js';
 import { InvalidNodeResponseError } from '../../src/chain/errors.js';
 import type { RawBlockData } from '../../src/chain/rpc-types.js';
@@ -251,6 +253,8 @@ test('a blob (type-3) transaction: blob fee fields from the transaction and its 
     maxFeePerBlobGas: 0x20000n,
     blobGasUsed: 0x20000n,
     blobGasPrice: 1n,
+    blobVersionedHashes: ['0x015a4cab4911426699ed34483de6640cf55a568afc5c5edffdcbd8bcd4452f68'],
+    authorizations: [],
   });
   assert.equal(logs.length, 1);
   assert.equal(block.blobTransactionsCount, 1);
@@ -258,8 +262,9 @@ test('a blob (type-3) transaction: blob fee fields from the transaction and its 
   assert.equal(block.priorityFee, 0xca9cn);
 });
 
-test('a set-code (type-4) transaction', () => {
-  const { transactions, logs, addresses } = decodeBlock(loadConformanceSetCodeTransactionBlock());
+test('a set-code (type-4) transaction', async () => {
+  const raw = loadConformanceSetCodeTransactionBlock();
+  const { transactions, logs, addresses } = decodeBlock(raw);
   const [transaction] = transactions;
   assert.equal(transaction?.type, 4);
   assert.equal(transaction?.index, 1);
@@ -268,8 +273,60 @@ test('a set-code (type-4) transaction', () => {
   assert.equal(transaction?.gasPrice, 0x56a9214n);
   assert.equal(transaction?.maxFeePerBlobGas, null);
   assert.equal(transaction?.blobGasUsed, null);
+  assert.deepEqual(transaction?.blobVersionedHashes, []);
   assert.deepEqual(logs, []);
   assert.deepEqual(addresses, []);
+
+  // The recorded authorization, its signer recovered by viem's own EIP-7702 recovery.
+  const [recorded] = (raw.block.transactions[0] as { authorizationList: Record<string, Hex>[] }).authorizationList;
+  const authority = await recoverAuthorizationAddress({
+    authorization: {
+      chainId: Number(recorded!.chainId),
+      address: recorded!.address as Hex,
+      nonce: Number(recorded!.nonce),
+      yParity: Number(recorded!.yParity),
+      r: recorded!.r as Hex,
+      s: recorded!.s as Hex,
+    },
+  });
+  assert.deepEqual(transaction?.authorizations, [
+    {
+      chainId: 0xc72dd9d5e883en,
+      address: '0x8c2319620d7c348bb4e2b2a0b230c81f310e9561',
+      nonce: 0n,
+      yParity: 0,
+      r: 0xf17d59102e9ebed035d1bd77bc668b170eb1d38edef6e7d971857d85781d68fen,
+      s: 0x193dbdc8dea2fc194da75febbd4de9689b625eecd1e4ca30e27b45339af22572n,
+      authority: authority.toLowerCase(),
+    },
+  ]);
+});
+
+test('an authorization whose signature recovers no signer has no authority', () => {
+  const raw = loadConformanceSetCodeTransactionBlock();
+  const transaction = raw.block.transactions[0] as unknown as { authorizationList: Record<string, string>[] };
+  const [recorded] = transaction.authorizationList;
+  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  transaction.authorizationList = [
+    { ...recorded!, yParity: '0x2' },
+    { ...recorded!, r: '0x0' },
+    // The same signature with s in the upper half of the curve order: EIP-2 forbids it.
+    { ...recorded!, s: `0x${(n - BigInt(recorded!.s!)).toString(16)}`, yParity: '0x1' },
+  ];
+  const [decoded] = decodeBlock(raw).transactions;
+  assert.deepEqual(
+    decoded?.authorizations.map((a) => a.authority),
+    [null, null, null],
+  );
+});
+
+test('a set-code transaction without its authorization list, or a blob transaction without its versioned hashes, is refused', () => {
+  const setCode = loadConformanceSetCodeTransactionBlock();
+  delete (setCode.block.transactions[0] as { authorizationList?: unknown }).authorizationList;
+  assert.throws(() => decodeBlock(setCode), /transactions\[0\]\.authorizationList/);
+  const blob = loadConformanceBlobTransactionBlock();
+  delete blob.block.transactions[0]!.blobVersionedHashes;
+  assert.throws(() => decodeBlock(blob), /transactions\[0\]\.blobVersionedHashes/);
 });
 
 test('a Prague block counts the DepositEvent logs of the deposit contract as its deposit requests', () => {
@@ -370,4 +427,49 @@ test('a receipt status other than 0 or 1 is refused', () => {
   const receipt = raw.receipts[2];
   if (receipt) receipt.status = '0x2';
   assertRejected(raw, 'receipts[2].status', /is 2, neither 0 nor 1/);
+});
+
+/**
+ * Block 0x36 of the conformance chain as a nephew of block 1, whose header stands in for the uncle's
+ * answer: a node answers eth_getUncleByBlockHashAndIndex with a header of a block's shape and no
+ * transactions. (No recording of an uncle's answer exists among the fixtures; mainnet has had none
+ * since the merge.)
+ */
+function blockWithUncle(): RawBlockData {
+  const nephew = loadConformanceHeadBlock();
+  const { transactions: _transactions, ...uncle } = loadConformanceBlock1().block;
+  return { ...nephew, block: { ...nephew.block, uncles: [uncle.hash] }, uncles: [{ ...uncle, uncles: [] }] };
+}
+
+test("an uncle's header is decoded as a block with no transactions and no fees", () => {
+  const raw = blockWithUncle();
+  const { block, uncleBlocks } = decodeBlock(raw);
+  const recorded = loadConformanceBlock1().block;
+  assert.deepEqual(block.uncles, [recorded.hash]);
+  assert.equal(uncleBlocks.length, 1);
+  const [uncle] = uncleBlocks;
+  assert.equal(uncle?.hash, recorded.hash);
+  assert.equal(uncle?.number, BigInt(recorded.number));
+  assert.equal(uncle?.parentHash, recorded.parentHash);
+  assert.equal(uncle?.miner, recorded.miner.toLowerCase());
+  assert.equal(uncle?.timestamp, BigInt(recorded.timestamp));
+  assert.equal(uncle?.gasUsed, BigInt(recorded.gasUsed));
+  assert.equal(uncle?.difficulty, BigInt(recorded.difficulty!));
+  assert.deepEqual(uncle?.uncles, []);
+  assert.equal(uncle?.transactionsCount, 0);
+  assert.equal(uncle?.transactionFees, 0n);
+  assert.equal(uncle?.burntFees, 0n);
+});
+
+test('a block without uncles has none; an uncle missing, of another hash or malformed is refused', () => {
+  assert.deepEqual(decodeBlock(loadConformanceHeadBlock()).uncleBlocks, []);
+  const missing = blockWithUncle();
+  delete missing.uncles;
+  assert.throws(() => decodeBlock(missing), /uncles has 1 hashes, but 0 uncle headers were fetched/);
+  const other = blockWithUncle();
+  other.uncles![0]!.hash = `0x${'ab'.repeat(32)}`;
+  assert.throws(() => decodeBlock(other), /uncle\[0\]\.hash/);
+  const malformed = blockWithUncle();
+  malformed.uncles![0]!.miner = '0x1234';
+  assert.throws(() => decodeBlock(malformed), InvalidNodeResponseError);
 });

@@ -17,18 +17,16 @@ const Response = Type.Object({
   next_page_params: nextPageParamsSchema(blocksValidatedKeyset),
 });
 
-const kinds: Record<Exclude<(typeof blockTypes)[number], 'uncle'>, BlockListKind> = { block: 'consensus', reorg: 'lost' };
+const kinds: Record<(typeof blockTypes)[number], BlockListKind> = { block: 'consensus', reorg: 'lost', uncle: 'uncle' };
 
 /**
  * The blocks, highest first: type=block (the default) the consensus chain, type=reorg the blocks that
- * lost consensus in a reorg. type=uncle is always empty: Sextant keeps only the hashes of uncles, as
- * their nephews name them, never the uncle blocks themselves, and a Block needs the block.
+ * lost consensus in a reorg, type=uncle the uncles the consensus blocks list.
  */
 export const blocksRoute: ApiRoute = (app, { db }) => {
   app.get('/api/v2/blocks', { schema: { querystring: Querystring, response: { 200: Response } } }, async (request) => {
     const { type } = requireValid({ type: parseChoice('type', request.query.type, blockTypes, 'block') });
     const after = blocksValidatedKeyset.parse(request.query);
-    if (type === 'uncle') return { items: [], next_page_params: null };
     const { items, nextPageParams } = blocksValidatedKeyset.page(await listBlocks(db, kinds[type], after, fetchSize));
     return { items: items.map(blockView), next_page_params: nextPageParams };
   });

@@ -3,6 +3,7 @@ import type { Hex } from '../../model.js';
 import { readChainTiming } from '../../store/read/chain.js';
 import { firstTransactionTokenTransfers } from '../../store/read/token-transfers.js';
 import { findTransaction } from '../../store/read/transactions.js';
+import { readAuthorizations, readBlobFields } from '../../store/read/typed-transactions.js';
 import { NotFoundError } from '../errors.js';
 import type { ApiRoute } from '../route.js';
 import { FullHashParam } from '../schemas.js';
@@ -18,13 +19,16 @@ export const transactionRoute: ApiRoute = (app, { db }) => {
     const item = await findTransaction(db, hash);
     if (item === null) throw new NotFoundError();
     if (item.blockNumber === null) {
-      // A pool transaction has transferred nothing yet; confirmations and their timing do not apply.
-      return transactionDetailView(item, { head: null, averageBlockTimeMs: null }, []);
+      // A pool transaction has transferred nothing yet; confirmations and their timing do not apply, and
+      // its blob fields and authorizations are kept once it is mined.
+      return transactionDetailView(item, { head: null, averageBlockTimeMs: null }, { transfers: [], blob: null, authorizations: [] });
     }
-    const [timing, transfers] = await Promise.all([
+    const [timing, transfers, blob, authorizations] = await Promise.all([
       readChainTiming(db),
       firstTransactionTokenTransfers(db, { hash, blockNumber: item.blockNumber, index: item.index }, embeddedTransfersCount + 1),
+      item.type === 3 ? readBlobFields(db, hash) : null,
+      item.type === 4 ? readAuthorizations(db, hash) : [],
     ]);
-    return transactionDetailView(item, timing, transfers);
+    return transactionDetailView(item, timing, { transfers, blob, authorizations });
   });
 };

@@ -36,7 +36,7 @@ export const BlockSchema = Type.Object({
   total_difficulty: Nullable(DecimalString),
   transaction_fees: DecimalString,
   transactions_count: Type.Integer(),
-  type: StringEnum(['block', 'reorg']),
+  type: StringEnum(['block', 'reorg', 'uncle']),
   uncles_hashes: Type.Array(HexString),
   withdrawals_count: Type.Integer(),
 });
@@ -86,8 +86,7 @@ export function blockView(item: BlockItem): Block {
     total_difficulty: decimal(item.totalDifficulty),
     transaction_fees: item.transactionFees.toString(),
     transactions_count: item.transactionsCount,
-    // Blocks that lost consensus are former main-chain blocks: uncles are only ever stored as hashes.
-    type: item.consensus ? 'block' : 'reorg',
+    type: item.consensus ? 'block' : item.nephewHash === null ? 'reorg' : 'uncle',
     uncles_hashes: item.uncles,
     withdrawals_count: item.withdrawalsCount,
   };

@@ -2,9 +2,11 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { ChainTiming } from '../../store/read/chain.js';
 import type { TokenTransferItem } from '../../store/read/token-transfers.js';
 import { type TransactionItem, type TransactionKind, transactionKinds } from '../../store/read/transactions.js';
+import type { AuthorizationItem, BlobFieldsItem } from '../../store/read/typed-transactions.js';
 import { calledMethod } from '../known-methods.js';
 import { DecimalString, HexString, Nullable, StringEnum, Timestamp, decimal } from '../schemas.js';
 import { type AddressInfo, AddressInfoSchema, addressInfo } from './address-info.js';
+import { checksumAddress } from './checksum-address.js';
 import { TokenTransferSchema, tokenTransferView } from './token-transfer.js';
 
 /** A transaction as list endpoints render it (token_transfers and decoded input are not part of lists). */
@@ -154,23 +156,73 @@ export function transactionView(item: TransactionItem, timing: ChainTiming): Tra
 /** How many token transfers a transaction's page embeds, as Blockscout's detail does. */
 export const embeddedTransfersCount = 10;
 
-/** A transaction as its own page renders it: the list's fields, with its first token transfers. */
+const AuthorizationSchema = Type.Object({
+  address_hash: Type.String(),
+  // Null when the signature recovers no signer (Blockscout's schema has no such case).
+  authority: Nullable(Type.String()),
+  chain_id: Type.Integer(),
+  nonce: DecimalString,
+  r: DecimalString,
+  s: DecimalString,
+  status: Nullable(StringEnum(['ok', 'invalid_chain_id', 'invalid_signature', 'invalid_nonce'])),
+  v: Type.Integer(),
+});
+
+/** A transaction as its own page renders it: the list's fields, with its first token transfers, its authorizations and blob fields. */
 export const TransactionDetailSchema = Type.Object({
   ...TransactionSchema.properties,
+  authorization_list: Type.Array(AuthorizationSchema),
   token_transfers: Nullable(Type.Array(TokenTransferSchema)),
   token_transfers_overflow: Nullable(Type.Boolean()),
+  // Blob transactions only, as Blockscout's Ethereum chain type adds them.
+  blob_gas_price: Type.Optional(DecimalString),
+  blob_gas_used: Type.Optional(DecimalString),
+  blob_versioned_hashes: Type.Optional(Type.Array(HexString)),
+  burnt_blob_fee: Type.Optional(DecimalString),
+  max_fee_per_blob_gas: Type.Optional(DecimalString),
 });
 
 export type TransactionDetail = Static<typeof TransactionDetailSchema>;
 
-/**
- * The detail view. `transfers` are the transaction's first token transfers by log index, one more
- * than are shown if there are more: that one only says that the list overflows.
- */
-export function transactionDetailView(item: TransactionItem, timing: ChainTiming, transfers: TokenTransferItem[]): TransactionDetail {
+/** What a transaction's page shows beside its list item. */
+export interface TransactionDetailParts {
+  /** Its first token transfers by log index, one more than are shown if there are more: that one only says that the list overflows. */
+  transfers: TokenTransferItem[];
+  /** A blob transaction's fields; null for any other. */
+  blob: BlobFieldsItem | null;
+  authorizations: AuthorizationItem[];
+}
+
+const authorizationView = (a: AuthorizationItem): Static<typeof AuthorizationSchema> => ({
+  address_hash: checksumAddress(a.address),
+  authority: a.authority === null ? null : checksumAddress(a.authority),
+  chain_id: Number(a.chainId),
+  nonce: a.nonce.toString(),
+  r: a.r.toString(),
+  s: a.s.toString(),
+  // Whether the nonce matched is not checked: an authorization that is not known to be invalid has no status.
+  status: a.invalidity,
+  v: a.yParity,
+});
+
+function blobView(blob: BlobFieldsItem | null): Partial<TransactionDetail> {
+  if (blob === null) return {};
+  return {
+    blob_gas_price: blob.blobGasPrice.toString(),
+    blob_gas_used: blob.blobGasUsed.toString(),
+    blob_versioned_hashes: blob.versionedHashes,
+    burnt_blob_fee: (blob.blobGasUsed * blob.blobGasPrice).toString(),
+    max_fee_per_blob_gas: blob.maxFeePerBlobGas.toString(),
+  };
+}
+
+/** The detail view. */
+export function transactionDetailView(item: TransactionItem, timing: ChainTiming, parts: TransactionDetailParts): TransactionDetail {
   return {
     ...transactionView(item, timing),
-    token_transfers: transfers.slice(0, embeddedTransfersCount).map(tokenTransferView),
-    token_transfers_overflow: transfers.length > embeddedTransfersCount,
+    authorization_list: parts.authorizations.map(authorizationView),
+    token_transfers: parts.transfers.slice(0, embeddedTransfersCount).map(tokenTransferView),
+    token_transfers_overflow: parts.transfers.length > embeddedTransfersCount,
+    ...blobView(parts.blob),
   };
 }

@@ -15,6 +15,8 @@ export type BlockItem = Omit<BlockRecord, 'number' | 'timestamp' | 'miner' | 'si
   /** Null for blocks stored before deposit requests were counted. */
   beaconDepositsCount: number | null;
   consensus: boolean;
+  /** For an uncle, the block that lists it; null for every other block. */
+  nephewHash: Hex | null;
   /** ISO 8601. */
   timestamp: string;
   miner: AddressItem;
@@ -31,6 +33,7 @@ interface BlockRow {
   number: string;
   parent_hash: Buffer;
   consensus: boolean;
+  nephew_hash: Buffer | null;
   timestamp: string;
   miner: Buffer;
   miner_is_contract: boolean | null;
@@ -83,6 +86,7 @@ function toBlockItem(r: BlockRow, rewards: BlockRewardItem[]): BlockItem {
     number: Number(r.number),
     parentHash: hexFromBytea(r.parent_hash),
     consensus: r.consensus,
+    nephewHash: hexFromNullableBytea(r.nephew_hash),
     timestamp: r.timestamp,
     miner: addressItem(r.miner, r.miner_is_contract),
     nonce: hexFromNullableBytea(r.nonce),
@@ -123,7 +127,7 @@ export async function listBlocksValidated(db: Db, miner: Hex, after: BlocksValid
 /** Renders the blocks that `selected` (a query over blocks b) picks, highest first, with their rewards. */
 async function readBlocks(db: Db, selected: string, params: SqlParams): Promise<BlockItem[]> {
   const { rows } = await db.query<BlockRow>(
-    `SELECT b.hash, b.number, b.parent_hash, b.consensus, ${isoTimestamp('b.timestamp')} AS timestamp,
+    `SELECT b.hash, b.number, b.parent_hash, b.consensus, b.nephew_hash, ${isoTimestamp('b.timestamp')} AS timestamp,
             b.miner, ma.is_contract AS miner_is_contract, b.nonce, b.difficulty, b.total_difficulty, b.size,
             b.extra_data, b.state_root, b.gas_limit, b.gas_used, b.base_fee_per_gas, b.blob_gas_used,
             b.excess_blob_gas, b.uncles, b.transactions_count, b.withdrawals_count, b.transaction_fees,
@@ -140,14 +144,20 @@ async function readBlocks(db: Db, selected: string, params: SqlParams): Promise<
   return rows.map((row) => toBlockItem(row, rewards.get(hexFromBytea(row.hash)) ?? []));
 }
 
-/** Which blocks a list holds: the consensus chain, or the blocks that lost consensus in a reorg. */
-export type BlockListKind = 'consensus' | 'lost';
+/** Which blocks a list holds: the consensus chain, the blocks that lost consensus in a reorg, or the uncles. */
+export type BlockListKind = 'consensus' | 'lost' | 'uncle';
+
+// Each kind is one range of its partial index on number (blocks_consensus_number, blocks_reorg_number, blocks_uncle_number).
+const kindConditions: Record<BlockListKind, string> = {
+  consensus: 'b.consensus',
+  lost: 'NOT b.consensus AND b.nephew_hash IS NULL',
+  uncle: 'b.nephew_hash IS NOT NULL',
+};
 
 /** Blocks of one kind, highest first, below the keyset if one is given. */
 export async function listBlocks(db: Db, kind: BlockListKind, after: BlocksValidatedKeyset | null, limit: number): Promise<BlockItem[]> {
   const params = new SqlParams();
-  // Each kind is one range of its partial index on number (blocks_consensus_number, blocks_lost_number).
-  const conditions = [kind === 'consensus' ? 'b.consensus' : 'NOT b.consensus'];
+  const conditions = [kindConditions[kind]];
   if (after !== null) conditions.push(keysetCondition(params, '<', [['b.number', after.blockNumber, 'bigint']]));
   return readBlocks(
     db,
@@ -206,16 +216,15 @@ export async function findBlockByHash(db: Db, hash: Hex): Promise<BlockIdentityI
 
 /**
  * The consensus block at this height; else, at or below the indexed head, a block at this height that
- * lost consensus; else null.
+ * lost consensus in a reorg (an uncle is never found by its number); else null.
  */
 export async function findBlockByNumber(db: Db, number: number): Promise<BlockIdentityItem | null> {
-  // The second branch runs only when the first finds nothing, and then only at or below the head;
-  // no index serves it (non-consensus blocks are few), so it reads the table.
+  // The second branch runs only when the first finds nothing, and then only at or below the head.
   const { rows } = await db.query<BlockIdentityRow>(
     `(SELECT hash, number, consensus FROM blocks WHERE number = $1 AND consensus)
      UNION ALL
      (SELECT hash, number, consensus FROM blocks
-      WHERE number = $1 AND NOT consensus AND $1 <= ${indexedHead}
+      WHERE number = $1 AND NOT consensus AND nephew_hash IS NULL AND $1 <= ${indexedHead}
       LIMIT 1)
      LIMIT 1`,
     [number],
