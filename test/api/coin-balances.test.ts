@@ -149,6 +149,39 @@ describe('native coin balances on the demo chain', () => {
     assert.equal((await history(to))[0]!.value, await nodeBalance(chain, to, head));
   });
 
+  test('where the node no longer keeps the state of the indexed head, the marks wait for the head to move, and the stage is drained meanwhile', async () => {
+    const [from, to] = accounts as [string, string];
+    await stage.stop();
+    await chain.client.request('eth_sendTransaction', [{ from, to, value: '0x1' }]);
+    await indexTokenChain(chain, db);
+    const indexed = await nodeHead(chain);
+    // anvil --prune-history keeps the state of its head alone: that of the indexed head is gone.
+    await chain.client.request('anvil_mine', ['0x1']);
+    await assert.rejects(nodeBalance(chain, to, indexed), /block height is/);
+    stage = startCoinBalanceStage({
+      pool: db.pool,
+      client: chain.client,
+      logger: pino({ level: 'silent' }),
+      batchSize: 7,
+      pollIntervalMs: 50,
+      backoff: { initialMs: 10, maxMs: 100 },
+    });
+    let drained = false;
+    const draining = stage.drained().then(() => (drained = true));
+    await waitFor(() => drained, 'the stage is drained, though it cannot read the marked balances', { timeoutMs: 30_000 });
+    await draining;
+    const marked = await db.pool.query(`SELECT 1 FROM coin_balance_marks WHERE address = ANY($1::bytea[])`, [
+      [from, to].map((a) => Buffer.from(a.slice(2), 'hex')),
+    ]);
+    assert.equal(marked.rowCount, 2, 'both parties are still to be read');
+    assert.ok((await history(to))[0]!.block_number < indexed, 'no balance is stored for the height the node could not answer for');
+    await indexTokenChain(chain, db);
+    await balancesRead();
+    const head = await nodeHead(chain);
+    assert.equal((await history(to))[0]!.block_number, head);
+    assert.equal((await history(to))[0]!.value, await nodeBalance(chain, to, head));
+  });
+
   test('the history is paged newest first, 50 a page, by block_number', async () => {
     const address = syntheticAddress('coin-history') as Address;
     const { rows } = await db.pool.query<{ number: string; hash: Buffer }>(
