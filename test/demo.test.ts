@@ -1,6 +1,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicClient, getContractAddress, http, parseEventLogs, type Hash, type PublicClient, type TransactionReceipt } from 'viem';
+import {
+  createPublicClient,
+  getAddress,
+  getContractAddress,
+  http,
+  parseEventLogs,
+  type Hash,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
 import { startAnvil, type AnvilNode } from '../src/demo/anvil.js';
 import { DemoCaller, DemoChild, DemoERC1155, DemoERC721 } from '../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../src/demo/scenario.js';
@@ -115,6 +124,16 @@ test('one block holds several transactions', () => {
   for (const receipt of receipts) perBlock.set(receipt.blockNumber, (perBlock.get(receipt.blockNumber) ?? 0) + 1);
   const most = Math.max(...perBlock.values());
   assert.ok(most >= 5, `at most ${most} transactions in a block`);
+});
+
+test('every block the scenario mines is credited to its validator, which sends nothing', async () => {
+  const { validator } = scenario.accounts;
+  const blocks = [...new Set(receipts.map((receipt) => receipt.blockNumber))];
+  const miners = new Set(await Promise.all(blocks.map(async (blockNumber) => getAddress((await client.getBlock({ blockNumber })).miner))));
+  assert.deepEqual([...miners], [validator]);
+  assert.notEqual(validator, '0x0000000000000000000000000000000000000000');
+  assert.equal(await client.getTransactionCount({ address: validator }), 0);
+  assert.ok((await client.getBalance({ address: validator })) > 0n, 'the validator earns the tips');
 });
 
 test('the busy account has more than 50 transactions', async () => {

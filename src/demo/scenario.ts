@@ -32,6 +32,8 @@ export interface ScenarioAccounts {
   dave: Address;
   /** Accounts that only receive ether, some of it through internal transfers. */
   payees: Address[];
+  /** The miner of every block from the scenario's first on (anvil credits the zero address unless told otherwise); it sends nothing. */
+  validator: Address;
 }
 
 export interface ScenarioContracts {
@@ -62,6 +64,7 @@ const EIP1559 = { type: 'eip1559', maxFeePerGas: parseGwei('3'), maxPriorityFeeP
 const ETHER_ROUNDS = 30;
 const CREATE2_SALT = keccak256(stringToHex('sextant demo create2 child'));
 const DESTROYED_SALT = keccak256(stringToHex('sextant demo destroyed child'));
+const VALIDATOR = getAddress(keccak256(stringToHex('sextant demo validator')).slice(0, 42));
 
 type Status = TransactionReceipt['status'];
 
@@ -109,8 +112,10 @@ export async function runScenario(rpcUrl: string): Promise<ScenarioResult> {
   if (!deployer || !alice || !bob || !carol || !dave || payees.length < 5) {
     throw new Error(`the node at ${rpcUrl} must expose 10 unlocked accounts (anvil does by default)`);
   }
-  const accounts: ScenarioAccounts = { deployer, alice, bob, carol, dave, payees };
+  const accounts: ScenarioAccounts = { deployer, alice, bob, carol, dave, payees, validator: VALIDATOR };
   const ctx: Context = { wallet, testClient, recorder: new Recorder(publicClient), accounts };
+  // A validator with blocks for the address page's "Blocks validated" tab.
+  await testClient.setCoinbase({ address: VALIDATOR });
 
   const contracts = await deployContracts(ctx);
   await exerciseErc20(ctx, contracts.erc20);

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import type { Address, Hex } from '../model.js';
+import type { Address, Hex, InternalTransactionType } from '../model.js';
 import { byteaFromHex, hexFromBytea } from './encode.js';
 import { inLockOrder } from './lock-order.js';
 import { notifyChange } from './notifications.js';
@@ -111,3 +111,22 @@ interface CountedParties {
 
 export const transactionParties = (transactions: readonly CountedParties[]): Address[] =>
   transactions.flatMap((t) => [t.from, t.to, t.createdContract].filter((a): a is Address => a !== null));
+
+interface MovingFrame {
+  type: InternalTransactionType;
+  from: Address;
+  to: Address | null;
+  createdContract: Address | null;
+  value: bigint;
+}
+
+/**
+ * The addresses whose native balance traced frames may move beyond what their transactions show: both
+ * ends of a frame that carries value (a created contract as its receiving end) and of every
+ * self-destruct (the contract and its beneficiary). A failed frame moved nothing, but reading its ends
+ * again only costs a read.
+ */
+export const internalTransactionParties = (frames: readonly MovingFrame[]): Address[] =>
+  frames.flatMap((f) =>
+    f.value > 0n || f.type === 'selfdestruct' ? [f.from, f.to, f.createdContract].filter((a): a is Address => a !== null) : [],
+  );

@@ -1,8 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
-import type { TokenTransferRecord, TokenType } from '../model.js';
+import type { InternalTransactionType, TokenTransferRecord, TokenType } from '../model.js';
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
 import { applyTotalsDelta, blockTotals } from './chain-totals.js';
-import { retractCoinBalances, transactionParties } from './coin-balances.js';
+import { internalTransactionParties, retractCoinBalances, transactionParties } from './coin-balances.js';
 import { bigintFromNumeric, hexFromBytea, hexFromNullableBytea } from './encode.js';
 import { revertTokenTransfers } from './token-ledger.js';
 import { inTransaction } from './transaction.js';
@@ -27,6 +27,14 @@ interface RetractedTransactionRow {
   to_address: Buffer | null;
   created_contract: Buffer | null;
   gas_used: string;
+}
+
+interface RetractedFrameRow {
+  type: InternalTransactionType;
+  from_address: Buffer;
+  to_address: Buffer | null;
+  created_contract: Buffer | null;
+  value: string;
 }
 
 const toTransferRecord = (r: RetractedTransferRow): TokenTransferRecord => ({
@@ -78,8 +86,8 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       'DELETE FROM transactions WHERE block_number >= $1 RETURNING from_address, to_address, created_contract, gas_used',
       [fromNumber.toString()],
     );
-    const createdInternally = await client.query<{ created_contract: Buffer | null }>(
-      'DELETE FROM internal_transactions WHERE block_hash = ANY($1::bytea[]) RETURNING created_contract',
+    const retractedFrames = await client.query<RetractedFrameRow>(
+      'DELETE FROM internal_transactions WHERE block_hash = ANY($1::bytea[]) RETURNING type, from_address, to_address, created_contract, value',
       [hashes],
     );
     for (const table of ['withdrawals', 'block_rewards', 'transaction_authorizations']) {
@@ -89,7 +97,7 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       hashes,
     ]);
     await forgetRetractedContracts(client, [
-      ...[...created.rows, ...createdInternally.rows].flatMap((r) => (r.created_contract === null ? [] : [r.created_contract])),
+      ...[...created.rows, ...retractedFrames.rows].flatMap((r) => (r.created_contract === null ? [] : [r.created_contract])),
       ...emitters.rows.map((r) => r.address),
     ]);
     const retracted = await client.query<RetractedTransferRow>(
@@ -105,7 +113,18 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       gasUsed: BigInt(r.gas_used),
     }));
     // The balances read at the lost heights go; whoever the lost blocks touched is read again.
-    await retractCoinBalances(client, fromNumber, [...transactionParties(transactions), ...rows.map((r) => hexFromBytea(r.miner))]);
+    const frames = retractedFrames.rows.map((r) => ({
+      type: r.type,
+      from: hexFromBytea(r.from_address),
+      to: hexFromNullableBytea(r.to_address),
+      createdContract: hexFromNullableBytea(r.created_contract),
+      value: BigInt(r.value),
+    }));
+    await retractCoinBalances(client, fromNumber, [
+      ...transactionParties(transactions),
+      ...internalTransactionParties(frames),
+      ...rows.map((r) => hexFromBytea(r.miner)),
+    ]);
     const addresses = await applyCounterDeltas(
       client,
       counterDeltas(

@@ -6,8 +6,8 @@ import { inLockOrder } from './lock-order.js';
 /**
  * Keeps what token transfers imply in step with them, inside the writer's transaction: token rows,
  * current balances (deltas aggregated per holder, token and id, each row with its token's type and name
- * for E1's order), holders_count (from the holders that start or stop holding), ERC-721 owners, and the
- * marks that send a token whose supply moved back to the metadata stage. Applied with direction -1 it
+ * for E1's order), holders_count (from the holders that start or stop holding), ERC-721 owners, each
+ * NFT id's transfers_count, and the marks that send a token whose supply moved back to the metadata stage. Applied with direction -1 it
  * undoes the same transfers, which is how retracted blocks are reverted.
  */
 
@@ -132,25 +132,39 @@ interface InstanceChange {
   owner: Address | null;
   blockNumber: bigint | null;
   logIndex: number | null;
+  /** The transfer logs that mention the id. */
+  transfers: number;
 }
 
 const isLater = (a: TokenTransferRecord, b: TokenTransferRecord): boolean =>
   a.blockNumber !== b.blockNumber ? a.blockNumber > b.blockNumber : a.logIndex > b.logIndex;
 
 /**
- * NFT ids get an instance row; an ERC-721 (or ERC-404) id's owner is the recipient of its latest
- * transfer, compared by position because batches may be written out of order.
+ * The transfers of each NFT id, by `token:id`, the entries of one batch log that name the id more
+ * than once counting as one transfer (E4 lists it once). A log is written and retracted whole, with
+ * its block, so counting within the transfers at hand counts it once overall.
  */
-async function recordInstances(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
-  const latest = new Map<string, TokenTransferRecord>();
+function transfersById(transfers: readonly TokenTransferRecord[]): Map<string, { latest: TokenTransferRecord; logs: Set<string> }> {
+  const ids = new Map<string, { latest: TokenTransferRecord; logs: Set<string> }>();
   for (const t of transfers) {
     if (t.tokenId === null) continue;
     const key = `${t.tokenAddress}:${t.tokenId}`;
-    const seen = latest.get(key);
-    if (seen === undefined || isLater(t, seen)) latest.set(key, t);
+    const seen = ids.get(key) ?? { latest: t, logs: new Set<string>() };
+    if (isLater(t, seen.latest)) seen.latest = t;
+    seen.logs.add(`${t.blockHash}:${t.logIndex}`);
+    ids.set(key, seen);
   }
-  if (latest.size === 0) return;
-  const rows: InstanceChange[] = [...latest].sort(byKey).map(([, t]) => {
+  return ids;
+}
+
+/**
+ * NFT ids get an instance row, which counts their transfers; an ERC-721 (or ERC-404) id's owner is
+ * the recipient of its latest transfer, compared by position because batches may be written out of order.
+ */
+async function recordInstances(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+  const ids = transfersById(transfers);
+  if (ids.size === 0) return;
+  const rows: InstanceChange[] = [...ids].sort(byKey).map(([, { latest: t, logs }]) => {
     const owned = t.tokenType !== 'ERC-1155';
     return {
       token: t.tokenAddress,
@@ -158,21 +172,26 @@ async function recordInstances(client: PoolClient, transfers: readonly TokenTran
       owner: owned ? t.to : null,
       blockNumber: owned ? t.blockNumber : null,
       logIndex: owned ? t.logIndex : null,
+      transfers: logs.size,
     };
   });
+  // The owner moves only to a later transfer's recipient; the count grows whatever the order.
+  const later = `EXCLUDED.owner IS NOT NULL AND (token_instances.owner_block_number IS NULL
+    OR (token_instances.owner_block_number, token_instances.owner_log_index) < (EXCLUDED.owner_block_number, EXCLUDED.owner_log_index))`;
+  const moved = (column: string) => `${column} = CASE WHEN ${later} THEN EXCLUDED.${column} ELSE token_instances.${column} END`;
   await client.query(
-    `INSERT INTO token_instances (token_address, token_id, owner, owner_block_number, owner_log_index)
-     SELECT * FROM unnest($1::bytea[], $2::numeric[], $3::bytea[], $4::bigint[], $5::integer[])
+    `INSERT INTO token_instances (token_address, token_id, owner, owner_block_number, owner_log_index, transfers_count)
+     SELECT * FROM unnest($1::bytea[], $2::numeric[], $3::bytea[], $4::bigint[], $5::integer[], $6::bigint[])
      ON CONFLICT (token_address, token_id) DO UPDATE
-     SET owner = EXCLUDED.owner, owner_block_number = EXCLUDED.owner_block_number, owner_log_index = EXCLUDED.owner_log_index
-     WHERE EXCLUDED.owner IS NOT NULL AND (token_instances.owner_block_number IS NULL
-       OR (token_instances.owner_block_number, token_instances.owner_log_index) < (EXCLUDED.owner_block_number, EXCLUDED.owner_log_index))`,
+     SET transfers_count = token_instances.transfers_count + EXCLUDED.transfers_count,
+       ${['owner', 'owner_block_number', 'owner_log_index'].map(moved).join(', ')}`,
     [
       rows.map((r) => byteaFromHex(r.token)),
       rows.map((r) => r.id.toString()),
       rows.map((r) => nullableByteaFromHex(r.owner)),
       rows.map((r) => r.blockNumber?.toString() ?? null),
       rows.map((r) => r.logIndex),
+      rows.map((r) => r.transfers),
     ],
   );
 }
@@ -209,7 +228,7 @@ async function countTransfers(client: PoolClient, transfers: readonly TokenTrans
   );
 }
 
-/** Records the tokens, balances, holder counts, transfer counts and owners that newly written transfers imply. */
+/** Records the tokens, balances, holder counts, transfer counts (per token and per NFT id) and owners that newly written transfers imply. */
 export async function applyTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   await recordTokens(client, transfers);
   await countTransfers(client, transfers, 1n);
@@ -238,17 +257,19 @@ async function revertOwners(client: PoolClient, removed: readonly TokenTransferR
 }
 
 /**
- * The NFT ids of removed transfers may have had their metadata read from the state of the lost blocks
- * (where an id may not even exist). An id that no indexed transfer mentions any more is forgotten, so
- * that a transfer indexed later brings it back as new; the others are sent back to the metadata stage.
+ * The NFT ids of removed transfers lose those transfers from their count, and may have had their
+ * metadata read from the state of the lost blocks (where an id may not even exist). An id that no
+ * indexed transfer mentions any more is forgotten, so that a transfer indexed later brings it back as
+ * new; the others are sent back to the metadata stage.
  */
 async function refreshInstances(client: PoolClient, removed: readonly TokenTransferRecord[]): Promise<void> {
-  const ids = new Map<string, [Address, bigint]>();
-  for (const t of removed) if (t.tokenId !== null) ids.set(`${t.tokenAddress}:${t.tokenId}`, [t.tokenAddress, t.tokenId]);
+  const ids = transfersById(removed);
   if (ids.size === 0) return;
   // Sorted, so that concurrent writers lock rows in the same order.
-  const keys = [...ids.keys()].sort().map((key) => ids.get(key)!);
-  const params = [keys.map(([token]) => byteaFromHex(token)), keys.map(([, id]) => id.toString())];
+  const keys = [...ids]
+    .sort(byKey)
+    .map(([, { latest, logs }]) => ({ token: latest.tokenAddress, id: latest.tokenId!, removed: logs.size }));
+  const params = [keys.map((k) => byteaFromHex(k.token)), keys.map((k) => k.id.toString())];
   await client.query(
     `DELETE FROM token_instances ti USING unnest($1::bytea[], $2::numeric[]) AS r(token_address, token_id)
      WHERE ti.token_address = r.token_address AND ti.token_id = r.token_id
@@ -256,10 +277,11 @@ async function refreshInstances(client: PoolClient, removed: readonly TokenTrans
     params,
   );
   await client.query(
-    `UPDATE token_instances ti SET metadata_fetched_at = NULL, metadata_mark = nextval('token_instance_metadata_marks')
-     FROM unnest($1::bytea[], $2::numeric[]) AS r(token_address, token_id)
+    `UPDATE token_instances ti SET metadata_fetched_at = NULL, metadata_mark = nextval('token_instance_metadata_marks'),
+       transfers_count = ti.transfers_count - r.removed
+     FROM unnest($1::bytea[], $2::numeric[], $3::bigint[]) AS r(token_address, token_id, removed)
      WHERE ti.token_address = r.token_address AND ti.token_id = r.token_id`,
-    params,
+    [...params, keys.map((k) => k.removed)],
   );
 }
 
@@ -284,7 +306,7 @@ async function forgetTokens(client: PoolClient, removed: readonly TokenTransferR
 /**
  * Reverts what removed transfers implied: balances, holder and transfer counts by the opposite deltas,
  * supply marks for the mints and burns removed, the owners of the NFT ids they moved, those ids'
- * metadata, and the tokens they alone mentioned.
+ * transfer counts and metadata, and the tokens they alone mentioned.
  */
 export async function revertTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   await lockTokens(client, transfers);

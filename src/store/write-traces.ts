@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { Address, BlockRewardRecord, BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
 import { markContracts } from './addresses.js';
+import { internalTransactionParties, markCoinBalances } from './coin-balances.js';
 import { copyRows, type Cell, type RowSet } from './copy.js';
 import { byteaCell, byteaFromHex, hexFromBytea, nullableByteaCell, nullableByteaFromHex, numericCell } from './encode.js';
 import { inTransaction } from './transaction.js';
@@ -143,8 +144,8 @@ const createdContracts = (traces: readonly BlockTraces[]): Address[] =>
   traces.flatMap((t) => t.internalTransactions.flatMap((f) => (f.createdContract === null || f.error !== null ? [] : [f.createdContract])));
 
 /**
- * Stores the traces of blocks with everything derived from them, and marks the blocks traced, in
- * one transaction. A block that lost consensus (or was traced) meanwhile is skipped: its row is locked
+ * Stores the traces of blocks with everything derived from them (the addresses whose coin balance
+ * their internal transactions moved marked for a read), and marks the blocks traced, in one transaction. A block that lost consensus (or was traced) meanwhile is skipped: its row is locked
  * first, so a reorg retracting it waits for this transaction or has already happened.
  * Returns how many blocks were stored.
  */
@@ -162,6 +163,7 @@ export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[
     await writeRewards(client, kept);
     await writeOutcomes(client, kept);
     await markContracts(client, createdContracts(kept));
+    await markCoinBalances(client, internalTransactionParties(kept.flatMap((t) => t.internalTransactions)));
     await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [rows.map((r) => r.hash)]);
     return kept.length;
   });

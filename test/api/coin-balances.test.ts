@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { getAddress } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, http, parseEther, parseEventLogs, type Hash } from 'viem';
+import { DemoCaller } from '../../src/demo/artifacts.js';
 import type { Address } from '../../src/model.js';
 import { startCoinBalanceStage } from '../../src/indexer/stages/coin-balance-stage.js';
+import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
 import type { BackgroundLoop } from '../../src/indexer/stages/background-loop.js';
 import { saveCoinBalances } from '../../src/store/coin-balances.js';
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
@@ -147,6 +149,39 @@ describe('native coin balances on the demo chain', () => {
     assert.equal((await history(to))[0]!.value, await nodeBalance(chain, to, head));
   });
 
+  test('where the node no longer keeps the state of the indexed head, the marks wait for the head to move, and the stage is drained meanwhile', async () => {
+    const [from, to] = accounts as [string, string];
+    await stage.stop();
+    await chain.client.request('eth_sendTransaction', [{ from, to, value: '0x1' }]);
+    await indexTokenChain(chain, db);
+    const indexed = await nodeHead(chain);
+    // anvil --prune-history keeps the state of its head alone: that of the indexed head is gone.
+    await chain.client.request('anvil_mine', ['0x1']);
+    await assert.rejects(nodeBalance(chain, to, indexed), /block height is/);
+    stage = startCoinBalanceStage({
+      pool: db.pool,
+      client: chain.client,
+      logger: pino({ level: 'silent' }),
+      batchSize: 7,
+      pollIntervalMs: 50,
+      backoff: { initialMs: 10, maxMs: 100 },
+    });
+    let drained = false;
+    const draining = stage.drained().then(() => (drained = true));
+    await waitFor(() => drained, 'the stage is drained, though it cannot read the marked balances', { timeoutMs: 30_000 });
+    await draining;
+    const marked = await db.pool.query(`SELECT 1 FROM coin_balance_marks WHERE address = ANY($1::bytea[])`, [
+      [from, to].map((a) => Buffer.from(a.slice(2), 'hex')),
+    ]);
+    assert.equal(marked.rowCount, 2, 'both parties are still to be read');
+    assert.ok((await history(to))[0]!.block_number < indexed, 'no balance is stored for the height the node could not answer for');
+    await indexTokenChain(chain, db);
+    await balancesRead();
+    const head = await nodeHead(chain);
+    assert.equal((await history(to))[0]!.block_number, head);
+    assert.equal((await history(to))[0]!.value, await nodeBalance(chain, to, head));
+  });
+
   test('the history is paged newest first, 50 a page, by block_number', async () => {
     const address = syntheticAddress('coin-history') as Address;
     const { rows } = await db.pool.query<{ number: string; hash: Buffer }>(
@@ -197,5 +232,78 @@ describe('native coin balances on the demo chain', () => {
     const page = await addressPage(unknown);
     assert.equal(page.coin_balance, null);
     assert.equal(page.block_number_balance_updated_at, null);
+  });
+  test('addresses only internal transactions pay are read once their blocks are traced, and again when a reorg takes the payments away', async () => {
+    const { caller } = chain.scenario.contracts;
+    const { deployer } = chain.scenario.accounts;
+    const transport = http(chain.anvil.rpcUrl);
+    const wallet = createWalletClient({ transport });
+    const receipt = async (hash: Hash) => createPublicClient({ transport }).waitForTransactionReceipt({ hash, pollingInterval: 5 });
+    const call = { address: caller, abi: DemoCaller.abi, chain: null, account: deployer } as const;
+    const payee = syntheticAddress('paid by an internal call');
+    const beneficiary = syntheticAddress('paid by a self-destruct');
+    const untraced = async (): Promise<number> =>
+      Number((await db.pool.query('SELECT count(*) AS n FROM blocks WHERE consensus AND traced_at IS NULL')).rows[0].n);
+    const settled = async () => {
+      await indexTokenChain(chain, db);
+      await waitFor(async () => (await untraced()) === 0, 'every block is traced', { timeoutMs: 60_000 });
+      await balancesRead();
+    };
+    const latest = async (address: string) => (await history(address))[0];
+    const traces = startTraceStage({
+      pool: db.pool,
+      client: chain.client,
+      traceMethod: 'trace_block',
+      logger: pino({ level: 'silent' }),
+      batchSize: 5,
+      concurrency: 2,
+      pollIntervalMs: 50,
+      backoff: { initialMs: 10, maxMs: 100 },
+    });
+    try {
+      await settled();
+      const snapshot = await chain.client.request<string>('evm_snapshot', []);
+      const paidFrom = BigInt(await nodeHead(chain)) + 1n;
+      await receipt(await wallet.writeContract({ ...call, functionName: 'split', args: [[payee]], value: parseEther('0.3') }));
+      // The child gets all of it: half at its creation, half by a call.
+      const spawned = await receipt(await wallet.writeContract({ ...call, functionName: 'spawn', value: parseEther('0.2') }));
+      const [created] = parseEventLogs({ abi: DemoCaller.abi, eventName: 'ChildCreated', logs: spawned.logs });
+      const child = created!.args.child.toLowerCase();
+      await receipt(await wallet.writeContract({ ...call, functionName: 'destroyChild', args: [created!.args.child, beneficiary] }));
+      const head = await nodeHead(chain);
+
+      // The blocks alone name none of the three: the caller's transactions are the deployer's to the caller.
+      await indexTokenChain(chain, db);
+      const marked = await db.pool.query('SELECT 1 FROM coin_balance_marks WHERE address = ANY($1::bytea[])', [
+        [payee, beneficiary, child].map((a) => Buffer.from(a.slice(2), 'hex')),
+      ]);
+      assert.equal(marked.rowCount, 0, 'no block marks the addresses internal transactions pay');
+      await settled();
+      for (const [address, expected] of [
+        [payee, parseEther('0.3')],
+        [beneficiary, parseEther('0.2')],
+        [child, 0n],
+      ] as const) {
+        const row = await latest(address);
+        assert.equal(row?.block_number, head, address);
+        assert.equal(row?.value, await nodeBalance(chain, address, head), address);
+        assert.equal(row?.value, expected.toString(), address);
+      }
+
+      // The node leaves the branch of the payments for a longer one without them.
+      assert.equal(await chain.client.request<boolean>('evm_revert', [snapshot]), true);
+      await chain.client.request('anvil_mine', ['0x4']);
+      const newHead = await nodeHead(chain);
+      await retractBlocksFrom(db.pool, paidFrom);
+      await settled();
+      for (const address of [payee, beneficiary, child]) {
+        const row = await latest(address);
+        assert.equal(row?.block_number, newHead, address);
+        assert.equal(row?.value, await nodeBalance(chain, address, newHead), address);
+        assert.equal(row?.value, '0', address);
+      }
+    } finally {
+      await traces.stop();
+    }
   });
 });

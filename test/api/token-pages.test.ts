@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type Address, type Hex, encodeFunctionData, getAddress, parseAbi } from 'viem';
 import { type TestDatabase, createTestDatabase } from '../support/database.js';
+import { instanceTransferCountMismatches } from '../support/stored-counters.js';
 import { type NodeTransfer, type TokenChain, batchIds, indexTokenChain, startTokenChain } from '../support/token-chain.js';
 import { type RunningApi, assertFullPages, collectList, queryString, startApi } from './http.js';
 
@@ -138,6 +139,12 @@ test("every ERC-721 instance's owner is the recipient of its latest E4 transfer,
     const count = await api.get(tokenPath(erc721, `/instances/${item.id}/transfers-count`));
     assert.deepEqual(count.body, { transfers_count: e4.items.length });
   }
+});
+
+test("every NFT id's stored transfers_count is the number of transfer logs that mention it", async () => {
+  const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM token_instances WHERE transfers_count > 1');
+  assert.ok(rows[0]!.n > 0, 'some id was transferred more than once');
+  assert.deepEqual(await instanceTransferCountMismatches(db.pool), []);
 });
 
 test('an ERC-1155 id held by several addresses lists each with its balance, largest first, and has no single owner', async () => {

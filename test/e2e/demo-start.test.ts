@@ -70,12 +70,26 @@ test('E2 lists every demo transaction once, over several pages', async () => {
   );
 });
 
-test('E5 lists the blocks of the demo chain under their miner', async () => {
+test('E5 lists the blocks of the demo chain under their validator, whose address page shows them', async () => {
   const [newest] = (await getOk(api, '/api/v2/transactions')).items;
   const withdrawals = await getOk(api, `/api/v2/blocks/${newest.block_number}/withdrawals`);
   assert.deepEqual(withdrawals, { items: [], next_page_params: null });
-  const miner = (await getOk(api, `/api/v2/addresses/0x0000000000000000000000000000000000000000/blocks-validated`)).items;
-  assert.equal(miner.length, 50, 'anvil credits every block to the zero address');
+  const validator: string = (await getOk(api, `/api/v2/blocks/${newest.block_number}`)).miner.hash;
+  assert.notEqual(validator, '0x0000000000000000000000000000000000000000', 'the demo names a validator');
+  // Every block but the genesis, which anvil credits to the zero address.
+  const validated = await allPages(`/api/v2/addresses/${validator}/blocks-validated`);
+  assert.deepEqual(
+    validated.map((block) => block.height),
+    Array.from({ length: newest.block_number }, (_, i) => newest.block_number - i),
+  );
+  const genesis = await allPages('/api/v2/addresses/0x0000000000000000000000000000000000000000/blocks-validated');
+  assert.deepEqual(
+    genesis.map((block) => block.height),
+    [0],
+  );
+  assert.equal((await getOk(api, `/api/v2/addresses/${validator}`)).has_validated_blocks, true);
+  assert.equal((await getOk(api, `/api/v2/addresses/${validator}/tabs-counters`)).validations_count, Math.min(51, validated.length));
+  assert.equal((await getOk(api, `/api/v2/addresses/${validator}/counters`)).validations_count, String(validated.length));
 });
 
 test('E6 and E7 serve the traces of the demo chain once the trace stage has caught up', async () => {
@@ -207,7 +221,9 @@ test('the home page: the heads of /blocks and E2, totals equal to the full lists
 
 test("every answer of every endpoint about the demo chain has the shape of Blockscout's schema", async () => {
   const transactions = await allPages('/api/v2/transactions');
-  const addresses = new Set<string>(['0x0000000000000000000000000000000000000000']);
+  const [newest] = transactions;
+  const validator: string = (await getOk(api, `/api/v2/blocks/${newest.block_number}`)).miner.hash;
+  const addresses = new Set<string>(['0x0000000000000000000000000000000000000000', validator]);
   for (const t of transactions) for (const a of [t.from, t.to, t.created_contract]) if (a !== null) addresses.add(a.hash);
   const transfers = (await Promise.all([...addresses].map((a) => allPages(`/api/v2/addresses/${a}/token-transfers`)))).flat();
   const subjects: ChainSubjects = {

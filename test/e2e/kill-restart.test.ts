@@ -3,7 +3,13 @@ import { after, before, test } from 'node:test';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { runScenario } from '../../src/demo/scenario.js';
-import { assertSameSnapshot, snapshotDatabase, unfinishedWork, type DatabaseSnapshot } from '../support/database-snapshot.js';
+import {
+  assertSameSnapshot,
+  LATEST_COIN_BALANCES,
+  snapshotDatabase,
+  unfinishedWork,
+  type DatabaseSnapshot,
+} from '../support/database-snapshot.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { seededRandom } from '../support/fault-proxy.js';
 import { runUntilSettled, spawnSextant } from '../support/sextant-process.js';
@@ -67,6 +73,13 @@ before(async () => {
   await indexToTheEnd(db);
   reference = await snapshotDatabase(db.pool);
   assert.equal(reference.blocks!.rows.length, Number(head) + 1, 'the uninterrupted run indexed every block');
+  // Every address's latest coin balance is the node's at the head: what the runs with kills must also end with.
+  const balances = reference[LATEST_COIN_BALANCES]!.rows;
+  assert.ok(balances.length > 15, `the coin balances of the demo's addresses are read (${balances.length})`);
+  for (const [address, value] of balances) {
+    const node = BigInt(await client.request<string>('eth_getBalance', [`0x${address!.slice(2)}`, `0x${head.toString(16)}`]));
+    assert.equal(value, node.toString(), `the latest coin balance of 0x${address!.slice(2)}`);
+  }
 });
 
 after(async () => {

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import type { Address, BlockBundle, TokenTransferRecord, TokenType } from '../../src/model.js';
 import { type TokenBalanceKeyset, listTokenBalances } from '../../src/store/read/token-balances.js';
 import { type PendingInstance, findInstancesWithoutMetadata, saveInstanceMetadata } from '../../src/store/nft-metadata.js';
+import { migrate } from '../../src/store/migrate.js';
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
 import { findTokensWithSupplyMarks, saveTokenMetadata, saveTotalSupplies } from '../../src/store/token-metadata.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { instanceTransferCountMismatches } from '../support/stored-counters.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
 
 let db: TestDatabase;
@@ -381,4 +383,54 @@ test('the balance rows and holder counts do not depend on how blocks are grouped
   const expected = [`${hex(alice)} 0 1`, `${hex(bob)} 0 1`, `${hex(carol)} 10 1`].sort();
   assert.deepEqual(await rowsOf(apart), expected);
   assert.deepEqual(await rowsOf(together), expected);
+});
+
+test('each NFT id counts its transfer logs, whatever the order of the writes, and a retraction takes the lost ones off', async () => {
+  const counted = syntheticAddress('counted art');
+  const kinds = syntheticAddress('counted items');
+  const chain = syntheticChain({ from: 200n, to: 203n, transactionsPerBlock: () => 1, salt: 'instance counts' });
+  const bundles = withTransfers(chain, [
+    [
+      [counted, 'ERC-721', zero, alice, 1n, 20n],
+      [kinds, 'ERC-1155', zero, alice, 1n, 5n],
+      [kinds, 'ERC-1155', zero, alice, 1n, 6n],
+      [kinds, 'ERC-1155', zero, alice, 1n, 5n],
+    ],
+    [
+      [counted, 'ERC-721', alice, bob, 1n, 20n],
+      [kinds, 'ERC-1155', alice, bob, 1n, 5n],
+    ],
+    [
+      [kinds, 'ERC-1155', alice, bob, 1n, 6n],
+      [counted, 'ERC-721', zero, bob, 1n, 21n],
+    ],
+    [[counted, 'ERC-721', bob, alice, 1n, 20n]],
+  ]);
+  // The first block's three ERC-1155 entries are one batch log that names id 5 twice: one transfer of id 5.
+  bundles[0]!.tokenTransfers = bundles[0]!.tokenTransfers.map((t) =>
+    t.tokenAddress === kinds ? { ...t, logIndex: 1, batchIndex: t.logIndex - 1 } : t,
+  );
+  const counts = async (): Promise<string[]> => {
+    const { rows } = await db.pool.query<{ row: string }>(
+      `SELECT concat_ws(' ', encode(token_address, 'hex'), token_id, transfers_count) AS row FROM token_instances
+        WHERE token_address = ANY($1::bytea[]) ORDER BY 1`,
+      [[counted, kinds].map((a) => Buffer.from(hex(a), 'hex'))],
+    );
+    return rows.map((r) => r.row);
+  };
+  await writeBlockBundles(db.pool, bundles.slice(2));
+  await writeBlockBundles(db.pool, bundles.slice(0, 2));
+  assert.deepEqual(await counts(), [`${hex(counted)} 20 3`, `${hex(counted)} 21 1`, `${hex(kinds)} 5 2`, `${hex(kinds)} 6 2`].sort());
+  assert.deepEqual(await instanceTransferCountMismatches(db.pool), []);
+
+  assert.equal(await retractBlocksFrom(db.pool, 202n), 2);
+  assert.deepEqual(await counts(), [`${hex(counted)} 20 2`, `${hex(kinds)} 5 2`, `${hex(kinds)} 6 1`].sort());
+  assert.deepEqual(await instanceTransferCountMismatches(db.pool), []);
+
+  // Migration 017 counts the ids indexed before it.
+  await db.pool.query(`ALTER TABLE token_instances DROP COLUMN transfers_count`);
+  await db.pool.query(`DELETE FROM schema_migrations WHERE name = '017_instance_transfer_counts.sql'`);
+  assert.deepEqual(await migrate(db.pool), ['017_instance_transfer_counts.sql']);
+  assert.deepEqual(await counts(), [`${hex(counted)} 20 2`, `${hex(kinds)} 5 2`, `${hex(kinds)} 6 1`].sort());
+  assert.deepEqual(await instanceTransferCountMismatches(db.pool), []);
 });

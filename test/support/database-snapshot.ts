@@ -22,16 +22,21 @@ const RUN_DEPENDENT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 /**
  * Tables of the native coin balances: a row per read, taken from the node's state at the head indexed
  * when the read ran, and the queue of reads still to make. Two runs over the same chain read at
- * different heads, so these are left out of the comparison; test/api/coin-balances.test.ts checks them.
+ * different heads, so these rows are left out of the comparison. What two runs share once every
+ * marked balance is read is each address's latest balance: every block or trace that moves a balance
+ * marks the address again, so its latest read is its balance at the last indexed block, whatever
+ * height the read ran at. The snapshot holds that instead, under LATEST_COIN_BALANCES.
  */
 const READ_TIME_TABLES: ReadonlySet<string> = new Set(['address_coin_balances', 'coin_balance_marks']);
+export const LATEST_COIN_BALANCES = 'address_coin_balances, latest value per address';
 
 /** Every row of every table, as text, in a stable order, by table name. */
 export type DatabaseSnapshot = Record<string, { columns: string[]; rows: string[][] }>;
 
 /**
  * A canonical dump of every table of the public schema: all rows, each column as PostgreSQL's text
- * form (bytea in hex), ordered by every column, those columns reduced to whether they are set.
+ * form (bytea in hex), ordered by every column, those columns reduced to whether they are set; of the
+ * coin balance tables, each address's latest balance.
  */
 export async function snapshotDatabase(pool: Pool): Promise<DatabaseSnapshot> {
   const { rows: columns } = await pool.query<{ table_name: string; column_name: string }>(
@@ -56,6 +61,11 @@ export async function snapshotDatabase(pool: Pool): Promise<DatabaseSnapshot> {
     });
     snapshot[table] = { columns: names, rows };
   }
+  const latest = await pool.query<string[]>({
+    text: `SELECT DISTINCT ON (address) address::text, value::text FROM address_coin_balances ORDER BY address, block_number DESC`,
+    rowMode: 'array',
+  });
+  snapshot[LATEST_COIN_BALANCES] = { columns: ['address', 'value'], rows: latest.rows };
   return snapshot;
 }
 
@@ -87,8 +97,8 @@ const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""
 
 /**
  * What the stages of Sextant have still to do in the database indexed up to `lastBlock`: blocks to
- * index or trace, tokens to read, total supplies to read again, NFT metadata to fetch. Empty once
- * indexing has settled.
+ * index or trace, tokens to read, total supplies to read again, NFT metadata to fetch, coin balances
+ * to read. Empty once indexing has settled.
  */
 export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<string[]> {
   const { rows } = await pool.query<{ what: string; count: number }>(
@@ -96,7 +106,8 @@ export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<str
      UNION ALL SELECT 'blocks to trace', count(*)::int FROM blocks WHERE consensus AND traced_at IS NULL
      UNION ALL SELECT 'tokens to read', count(*)::int FROM tokens WHERE metadata_fetched_at IS NULL
      UNION ALL SELECT 'total supplies to read again', count(*)::int FROM tokens WHERE supply_mark IS NOT NULL
-     UNION ALL SELECT 'NFT metadata to fetch', count(*)::int FROM token_instances WHERE metadata_fetched_at IS NULL`,
+     UNION ALL SELECT 'NFT metadata to fetch', count(*)::int FROM token_instances WHERE metadata_fetched_at IS NULL
+     UNION ALL SELECT 'coin balances to read', count(*)::int FROM coin_balance_marks`,
     [Number(lastBlock) + 1],
   );
   return rows.filter((row) => row.count !== 0).map((row) => `${row.count} ${row.what}`);

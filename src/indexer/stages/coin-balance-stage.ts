@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { readCoinBalances } from '../../chain/coin-balances.js';
+import { readCoinBalances, StateNotKeptError } from '../../chain/coin-balances.js';
 import type { RpcClient } from '../../chain/rpc.js';
 import { findCoinBalanceMarks, findIndexedHead, saveCoinBalances } from '../../store/coin-balances.js';
 import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
@@ -20,22 +20,29 @@ export interface CoinBalanceStageOptions {
  * Reads the native balance of the addresses the block writer marked (those its blocks touched), at the
  * indexed head, beside the block pipeline, which never waits for it: one history row per read. Reading
  * at the head is what a node that prunes state can serve. A read whose head lost consensus before it
- * was saved is dropped and made again at the new head.
+ * was saved is dropped and made again at the new head. Where the node no longer keeps the state of the
+ * indexed head (a catch-up far behind it), the marks wait, and the stage with them, until the indexed
+ * head moves.
  */
 export function startCoinBalanceStage(options: CoinBalanceStageOptions): BackgroundLoop {
   const { pool, client, logger, batchSize } = options;
+  /** The height whose state the node does not keep, once it said so. */
+  let notKept: bigint | null = null;
   return startBackgroundLoop(options, async (retry) => {
     const marks = await retry('finding coin balances to read', () => findCoinBalanceMarks(pool, batchSize));
     if (marks.length === 0) return false;
     const head = await retry('finding the indexed head', () => findIndexedHead(pool));
-    if (head === null) return false;
-    const values = await retry('reading coin balances', () =>
-      readCoinBalances(
-        client,
-        marks.map((m) => m.address),
-        head.number,
-      ),
-    );
+    if (head === null || head.number === notKept) return false;
+    const addresses = marks.map((m) => m.address);
+    const values = await retry('reading coin balances', () => readCoinBalances(client, addresses, head.number)).catch((error: unknown) => {
+      if (!(error instanceof StateNotKeptError)) throw error;
+      logger.debug(`${error.message}; balances read once the indexed head moves`);
+      return null;
+    });
+    if (values === null) {
+      notKept = head.number;
+      return false;
+    }
     const read = marks.map((mark, i) => ({ ...mark, value: values[i] ?? null }));
     const saved = await retry('saving coin balances', () => saveCoinBalances(pool, head, read));
     logger.debug(

@@ -66,13 +66,13 @@ export async function findTokenInstance(db: Db, token: Hex, tokenId: bigint): Pr
 
 /**
  * How many items E4 lists for an NFT id: its transfers, the entries of one ERC-1155 batch log that
- * name the id more than once counting as one.
+ * name the id more than once counting as one. The token ledger keeps the count; 0 for an id no
+ * indexed transfer mentions.
  */
 export async function countInstanceTransfers(db: Db, token: Hex, tokenId: bigint): Promise<bigint> {
-  const { rows } = await db.query<{ n: string }>(
-    `SELECT count(*) AS n FROM (SELECT DISTINCT tt.block_hash, tt.log_index FROM token_transfers tt
-       WHERE tt.token_address = $1 AND tt.token_id = $2::numeric) l`,
+  const { rows } = await db.query<{ transfers_count: string }>(
+    'SELECT transfers_count FROM token_instances WHERE token_address = $1 AND token_id = $2::numeric',
     [byteaFromHex(token), tokenId.toString()],
   );
-  return BigInt(rows[0]!.n);
+  return BigInt(rows[0]?.transfers_count ?? 0);
 }
