@@ -1,9 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type pino from 'pino';
 import type { IndexerStatus } from '../model.js';
 import type { Db } from '../store/read/sql.js';
-import { frameworkErrors, registerErrorHandling } from './errors.js';
+import { clientAwareDb, trackRequests } from './client-gone.js';
+import { frameworkErrors, registerErrorHandling, sendUnavailable } from './errors.js';
 import type { ApiContext, ApiRoute } from './route.js';
 import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
 import { addressTransactionsRoute } from './routes/address-transactions.js';
@@ -44,6 +46,8 @@ export interface ApiOptions {
   indexerStatus?: IndexerStatus | null;
   /** The URL E4's Link header names as its successor ({address_hash} and {id} filled in); none when omitted. */
   instanceTransfersSuccessorUrl?: string | null;
+  /** Above this mean event loop delay, every request is a quick 503 until the process catches up; none when omitted. */
+  maxEventLoopDelayMs?: number | null;
 }
 
 /** Every endpoint the API serves. */
@@ -106,13 +110,24 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
+  if (options.maxEventLoopDelayMs != null) {
+    // Event loop delay, not utilisation: the indexer beside the API keeps the loop busy while every
+    // request is still served at once; a delay is what a waiting request pays.
+    await app.register(underPressure, {
+      maxEventLoopDelay: options.maxEventLoopDelayMs,
+      sampleInterval: 250,
+      // Answered here; Fastify goes no further with a request once its answer is sent.
+      pressureHandler: (_request, reply) => void sendUnavailable(reply, 'The server is overloaded; try again shortly.'),
+    });
+  }
+  trackRequests(app);
   app.addHook('onSend', async (_request, reply, payload) => {
     if (!reply.hasHeader('cache-control')) void reply.header('cache-control', cacheControl(reply.statusCode));
     return payload;
   });
 
   const context: ApiContext = {
-    db: options.pool,
+    db: clientAwareDb(options.pool),
     indexerStatus: options.indexerStatus ?? null,
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
   };

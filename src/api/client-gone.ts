@@ -1,0 +1,56 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
+import type pg from 'pg';
+import type { Db } from '../store/read/sql.js';
+import type { ApiApp } from './route.js';
+
+/**
+ * Work for a client that has gone away is not started: a request whose connection closed while it
+ * waited (for the event loop, for a database connection) runs no more queries. The request a handler
+ * serves is known to the database wrapper below through the handler's async context.
+ */
+const currentRequest = new AsyncLocalStorage<IncomingMessage>();
+
+/** A request whose client closed its connection: nobody reads the answer (nginx's 499). */
+export class ClientGoneError extends Error {
+  override name = 'ClientGoneError';
+  readonly statusCode = 499;
+
+  constructor() {
+    super('The client closed the connection.');
+  }
+}
+
+/** Runs every route's handler with its request as the async context (call before the routes are added). */
+export function trackRequests(app: ApiApp): void {
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function (request, reply) {
+      return currentRequest.run(request.raw, () => handler.call(this, request, reply));
+    };
+  });
+}
+
+function throwIfClientGone(): void {
+  if (currentRequest.getStore()?.socket?.destroyed === true) throw new ClientGoneError();
+}
+
+/** A pool the checks can also look at between the wait for a connection and the query. */
+type Pool = Db & { connect?(): Promise<Db & Pick<pg.PoolClient, 'release'>> };
+
+/** `pool`, whose queries fail with ClientGoneError instead of running once their request's client is gone. */
+export function clientAwareDb(pool: Pool): Db {
+  return {
+    async query(text, values) {
+      throwIfClientGone();
+      if (pool.connect === undefined) return pool.query(text, values);
+      const client = await pool.connect();
+      try {
+        throwIfClientGone();
+        return await client.query(text, values);
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
