@@ -36,7 +36,7 @@ function throwIfClientGone(): void {
 }
 
 /** A pool the checks can also look at between the wait for a connection and the query. */
-type Pool = Db & { connect?(): Promise<Db & Pick<pg.PoolClient, 'release'>> };
+type Pool = Db & { connect?(): Promise<Db & Pick<pg.PoolClient, 'release' | 'on' | 'off'>> };
 
 /** `pool`, whose queries fail with ClientGoneError instead of running once their request's client is gone. */
 export function clientAwareDb(pool: Pool): Db {
@@ -45,10 +45,14 @@ export function clientAwareDb(pool: Pool): Db {
       throwIfClientGone();
       if (pool.connect === undefined) return pool.query(text, values);
       const client = await pool.connect();
+      // A connection that breaks fails the query; its 'error' event, which the pool hears only of idle connections, must not end the process.
+      const ignore = () => undefined;
+      client.on('error', ignore);
       try {
         throwIfClientGone();
         return await client.query(text, values);
       } finally {
+        client.off('error', ignore);
         client.release();
       }
     },
