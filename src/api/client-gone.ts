@@ -35,14 +35,40 @@ function throwIfClientGone(): void {
   if (currentRequest.getStore()?.socket?.destroyed === true) throw new ClientGoneError();
 }
 
-/** A pool the checks can also look at between the wait for a connection and the query. */
-type Pool = Db & { connect?(): Promise<Db & Pick<pg.PoolClient, 'release' | 'on' | 'off'>> };
+/** A pool the checks can also look at between the wait for a connection and the query, and whose queue they can see. */
+type Pool = Db & {
+  connect?(): Promise<Db & Pick<pg.PoolClient, 'release' | 'on' | 'off'>>;
+  waitingCount?: number;
+  options?: { max?: number };
+};
 
-/** `pool`, whose queries fail with ClientGoneError instead of running once their request's client is gone. */
+/** Requests waiting for a connection, per connection, beyond which a request is refused at once. */
+const WAITING_PER_CONNECTION = 4;
+
+/** The pool's queue is full: a quick 503 costs less than a wait that would end in one. */
+export class PoolSaturatedError extends Error {
+  override name = 'PoolSaturatedError';
+  readonly statusCode = 503;
+
+  constructor() {
+    super('Every database connection is busy; try again shortly.');
+  }
+}
+
+function throwIfSaturated(pool: Pool): void {
+  const max = pool.options?.max;
+  if (max !== undefined && (pool.waitingCount ?? 0) >= WAITING_PER_CONNECTION * max) throw new PoolSaturatedError();
+}
+
+/**
+ * `pool`, whose queries fail with ClientGoneError instead of running once their request's client is
+ * gone, and with PoolSaturatedError instead of queueing behind more than a few waiting requests per connection.
+ */
 export function clientAwareDb(pool: Pool): Db {
   return {
     async query(text, values) {
       throwIfClientGone();
+      throwIfSaturated(pool);
       if (pool.connect === undefined) return pool.query(text, values);
       const client = await pool.connect();
       // A connection that breaks fails the query; its 'error' event, which the pool hears only of idle connections, must not end the process.

@@ -110,6 +110,7 @@ function sendError(reply: FastifyReply, error: FastifyError, request: FastifyReq
     return sendUnavailable(reply, 'The database is unavailable; try again shortly.');
   }
   const status = error.statusCode ?? 500;
+  if (status === 503) return sendUnavailable(reply, error.message);
   if (status >= 400 && status < 500) return reply.code(status).send({ message: error.message });
   request.log.error({ err: error }, 'request failed');
   return reply.code(500).send({ message: 'Internal server error' });
