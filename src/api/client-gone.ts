@@ -43,7 +43,7 @@ type Pool = Db & {
 };
 
 /** Requests waiting for a connection, per connection, beyond which a request is refused at once. */
-const WAITING_PER_CONNECTION = 4;
+const WAITING_PER_CONNECTION = 10;
 
 /** The pool's queue is full: a quick 503 costs less than a wait that would end in one. */
 export class PoolSaturatedError extends Error {
