@@ -1,4 +1,4 @@
-import { ConfigError } from './errors.js';
+import { ConfigError, redactUrl, urlSecrets } from './errors.js';
 import { variants, type Variant } from './model.js';
 
 export interface Config {
@@ -37,6 +37,18 @@ export interface Config {
   rateLimitByIpInterval: number;
   /** Client IPs the limit does not apply to. */
   rateLimitWhitelistedIps: string[];
+  /** Connections of the indexer and its stages. */
+  poolSize: number;
+  /** Connections of the API, read-only. */
+  apiPoolSize: number;
+  /** Null: the API connects with databaseUrl (or to the embedded server). */
+  databaseReadOnlyApiUrl: string | null;
+  /** The longest an API query may run before it is cancelled (a 503). */
+  apiStatementTimeoutMs: number;
+  /** The longest an API request waits for a free connection before it is a 503. */
+  apiPoolWaitMs: number;
+  /** Above this mean event loop delay the API sheds load; null: never. */
+  apiMaxEventLoopDelayMs: number | null;
 }
 
 export const requestLogLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -55,6 +67,11 @@ const defaults = {
   maxReorgDepth: 128,
   ipfsGatewayUrl: 'https://ipfs.io/ipfs',
   logLevel: 'info',
+  poolSize: 10,
+  apiPoolSize: 10,
+  apiStatementTimeoutMs: 10_000,
+  apiPoolWaitMs: 1_000,
+  apiMaxEventLoopDelayMs: 500,
   demoBlockIntervalMs: 5000,
   requestLogLevel: 'debug' as RequestLogLevel,
   // Off for the demo and a local explorer; Blockscout's own default is on.
@@ -230,6 +247,50 @@ export const settings: readonly Setting[] = [
     default: 'none',
     meaning: 'comma-separated client IPs the rate limit does not apply to',
   },
+  {
+    env: 'POOL_SIZE',
+    flag: 'pool-size',
+    key: 'poolSize',
+    default: code(defaults.poolSize),
+    meaning: 'database connections of the indexer and its stages',
+  },
+  {
+    env: 'POOL_SIZE_API',
+    flag: 'api-pool-size',
+    key: 'apiPoolSize',
+    default: code(defaults.apiPoolSize),
+    meaning: "database connections of the API, apart from the indexer's and read-only (`default_transaction_read_only`)",
+  },
+  {
+    env: 'DATABASE_READ_ONLY_API_URL',
+    flag: 'database-read-only-api-url',
+    key: 'databaseReadOnlyApiUrl',
+    default: '`DATABASE_URL`',
+    meaning:
+      "PostgreSQL URL the API connects with, for a role that may only read (with `DATABASE_URL` only; the embedded database's API connections are read-only too)",
+  },
+  {
+    env: 'API_STATEMENT_TIMEOUT_MS',
+    flag: 'api-statement-timeout',
+    key: 'apiStatementTimeoutMs',
+    default: code(defaults.apiStatementTimeoutMs),
+    meaning: 'the longest an API query runs, in milliseconds, before it is cancelled and answered `503`',
+  },
+  {
+    env: 'API_POOL_WAIT_MS',
+    flag: 'api-pool-wait',
+    key: 'apiPoolWaitMs',
+    default: code(defaults.apiPoolWaitMs),
+    meaning: 'the longest an API request waits for a free database connection, in milliseconds, before it is answered `503`',
+  },
+  {
+    env: 'API_MAX_EVENT_LOOP_DELAY_MS',
+    flag: 'api-max-event-loop-delay',
+    key: 'apiMaxEventLoopDelayMs',
+    default: code(defaults.apiMaxEventLoopDelayMs),
+    meaning:
+      'load shedding: while the mean event loop delay is above this, in milliseconds, every request is answered `503` at once (`0`: never)',
+  },
 ];
 
 /**
@@ -241,6 +302,21 @@ export const environmentSettings: readonly EnvironmentSetting[] = [
   { env: 'ANVIL_BIN', default: 'the bundled one', meaning: 'the anvil binary the demo chain runs' },
   { env: 'SEXTANT_DEBUG', default: 'unset', meaning: 'any value: a failure prints its stack trace after its one line' },
 ];
+
+/** The settings that are URLs, which may hold a password. */
+const urlKeys = [
+  'rpcUrl',
+  'traceUrl',
+  'wsUrl',
+  'databaseUrl',
+  'databaseReadOnlyApiUrl',
+  'instanceTransfersSuccessorUrl',
+  'ipfsGatewayUrl',
+] as const satisfies readonly (keyof Config)[];
+
+/** The passwords the URL settings hold, whatever their shape: what no output may show (see redact). */
+export const settingSecrets = (raw: RawSettings): string[] =>
+  urlKeys.flatMap((key) => (raw[key] === undefined ? [] : urlSecrets(raw[key])));
 
 /** Raw values, by Config key, from flags (taking precedence) and the environment. */
 export type RawSettings = Partial<Record<keyof Config, string>>;
@@ -265,10 +341,10 @@ function url(key: keyof Config, value: string | undefined, protocols: string[]):
   try {
     parsed = new URL(value);
   } catch {
-    throw new ConfigError(`${describe(key)} is not a valid URL: "${value}"; expected e.g. ${protocols[0]}//host:port`);
+    throw new ConfigError(`${describe(key)} is not a valid URL: "${redactUrl(value)}"; expected e.g. ${protocols[0]}//host:port`);
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${describe(key)} must start with ${protocols.join(' or ')}, got "${value}"`);
+    throw new ConfigError(`${describe(key)} must start with ${protocols.join(' or ')}, got "${redactUrl(value)}"`);
   }
   return value;
 }
@@ -329,12 +405,17 @@ export function parseConfig(raw: RawSettings): Config {
   if (lastBlock !== null && lastBlock < firstBlock) {
     throw new ConfigError(`LAST_BLOCK (${lastBlock}) is below FIRST_BLOCK (${firstBlock}); set LAST_BLOCK >= FIRST_BLOCK`);
   }
+  const databaseUrl = url('databaseUrl', raw.databaseUrl, ['postgres:', 'postgresql:']);
+  const databaseReadOnlyApiUrl = url('databaseReadOnlyApiUrl', raw.databaseReadOnlyApiUrl, ['postgres:', 'postgresql:']);
+  if (databaseReadOnlyApiUrl !== null && databaseUrl === null) {
+    throw new ConfigError('DATABASE_READ_ONLY_API_URL needs DATABASE_URL: the embedded database has no other role; set both or neither');
+  }
   return {
     rpcUrl: url('rpcUrl', raw.rpcUrl, ['http:', 'https:']),
     traceUrl: url('traceUrl', raw.traceUrl, ['http:', 'https:']),
     wsUrl: url('wsUrl', raw.wsUrl, ['ws:', 'wss:']),
     variant: variant(raw.variant),
-    databaseUrl: url('databaseUrl', raw.databaseUrl, ['postgres:', 'postgresql:']),
+    databaseUrl,
     dataDir: raw.dataDir ?? defaults.dataDir,
     port: integer('port', raw.port, defaults.port, 0, 65535),
     host: raw.host ?? defaults.host,
@@ -358,5 +439,12 @@ export function parseConfig(raw: RawSettings): Config {
     rateLimitByIp: integer('rateLimitByIp', raw.rateLimitByIp, defaults.rateLimitByIp, 1, 1_000_000_000),
     rateLimitByIpInterval: duration('rateLimitByIpInterval', raw.rateLimitByIpInterval ?? defaults.rateLimitByIpInterval),
     rateLimitWhitelistedIps: list(raw.rateLimitWhitelistedIps),
+    poolSize: integer('poolSize', raw.poolSize, defaults.poolSize, 1, 1000),
+    apiPoolSize: integer('apiPoolSize', raw.apiPoolSize, defaults.apiPoolSize, 1, 1000),
+    databaseReadOnlyApiUrl,
+    apiStatementTimeoutMs: integer('apiStatementTimeoutMs', raw.apiStatementTimeoutMs, defaults.apiStatementTimeoutMs, 1, 3_600_000),
+    apiPoolWaitMs: integer('apiPoolWaitMs', raw.apiPoolWaitMs, defaults.apiPoolWaitMs, 1, 600_000),
+    apiMaxEventLoopDelayMs:
+      integer('apiMaxEventLoopDelayMs', raw.apiMaxEventLoopDelayMs, defaults.apiMaxEventLoopDelayMs, 0, 60_000) || null,
   };
 }

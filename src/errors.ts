@@ -64,3 +64,49 @@ export const failureSource = (error: unknown): FailureSource => (isDatabaseFailu
 export function isRetryable(error: unknown): boolean {
   return (error instanceof Error && (error as Partial<Retryability>).retryable === true) || isDatabaseFailure(error);
 }
+
+const REDACTED = '***';
+
+/**
+ * The secrets a connection URL holds, whatever its shape (valid or not, with or without a scheme):
+ * the password of its user information (everything between the first `:` after the scheme's `//`
+ * and the last `@`) and the value of every `password`-like query or keyword parameter
+ * (`?password=`, `sslpassword=`, `password=` of a libpq keyword string), as written, percent-decoded and
+ * -encoded, and escaped as in a JSON log line.
+ */
+export function urlSecrets(url: string): string[] {
+  const secrets: string[] = [];
+  const at = url.lastIndexOf('@');
+  if (at > 0) {
+    const slashes = url.indexOf('//');
+    const start = slashes >= 0 && slashes < at ? slashes + 2 : 0;
+    const colon = url.indexOf(':', start);
+    if (colon >= 0 && colon < at) secrets.push(url.slice(colon + 1, at));
+  }
+  for (const [, key, value] of url.matchAll(/(?:^|[\s?&;])([^\s?&;=]*)=([^\s&;#]*)/g)) {
+    if (/pass/i.test(decoded(key!))) secrets.push(value!);
+  }
+  return secrets
+    .flatMap((secret) => [secret, decoded(secret), encodeURIComponent(secret)])
+    .flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)])
+    .filter((secret) => secret !== '');
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `text` with every occurrence of each secret replaced by `***`: the one redaction of everything
+ * Sextant prints (log lines, error lines, answers), longest secrets first so that none leaves a part of another.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  return [...secrets].sort((a, b) => b.length - a.length).reduce((result, secret) => result.replaceAll(secret, REDACTED), text);
+}
+
+/** A URL as it may be shown: its passwords replaced by `***`. */
+export const redactUrl = (url: string): string => redact(url, urlSecrets(url));

@@ -48,7 +48,7 @@ test('an unreachable node is one line naming the URL', async () => {
 
 test('an unreachable database is one line naming it, without the password', async () => {
   const run = await runSextant(['migrate'], { DATABASE_URL: 'postgresql://someone:secret@127.0.0.1:9/db' });
-  assertOneLineFailure(run, /cannot connect to DATABASE_URL postgresql:\/\/someone@127\.0\.0\.1:9\/db/);
+  assertOneLineFailure(run, /cannot connect to DATABASE_URL postgresql:\/\/someone:\*\*\*@127\.0\.0\.1:9\/db/);
   assert.doesNotMatch(run.stderr, /secret/);
 });
 

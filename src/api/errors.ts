@@ -6,7 +6,8 @@ import { noSniff } from './http-hygiene.js';
  * The API's error answers, in one place:
  *  422 {"errors":[{"title":"Invalid value","source":{"pointer":"/<param>"},"detail":"..."}]}, one per bad parameter;
  *  404 {"message":"Not found"} (plus details such as the hash of a block that lost consensus);
- *  503 {"message":"..."} when the database cannot be reached; never a stack trace.
+ *  503 {"message":"..."} with Retry-After when the database cannot be reached or answer in time, or the
+ *  process is overloaded; never a stack trace.
  */
 
 export interface InvalidParameter {
@@ -106,7 +107,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return error instanceof AggregateError && error.errors.some(isDatabaseUnavailable);
 }
 
-const databaseUnavailableBody = { message: 'The database is unavailable; try again shortly.' };
+/** Seconds a client is told to wait before it tries again after a 503. */
+const retryAfterSeconds = 1;
+
+/** A 503, which says when to try again: the database cannot answer, or the process is overloaded. */
+export function sendUnavailable(reply: FastifyReply, message: string): FastifyReply {
+  return reply.code(503).header('retry-after', String(retryAfterSeconds)).send({ message });
+}
 
 /** While the database is down every request fails alike: one warning (with the cause) per this long, with how many it stands for. */
 const unavailableWarningIntervalMs = 10_000;
@@ -141,9 +148,10 @@ function sendError(
   if (error instanceof NotFoundError) return reply.code(404).send(error.body);
   if (isDatabaseUnavailable(error)) {
     warnUnavailable(request, error);
-    return reply.code(503).send(databaseUnavailableBody);
+    return sendUnavailable(reply, 'The database is unavailable; try again shortly.');
   }
   const status = error.statusCode ?? 500;
+  if (status === 503) return sendUnavailable(reply, error.message);
   if (status >= 400 && status < 500) return reply.code(status).send({ message: error.message });
   request.log.error({ err: error }, 'request failed');
   return reply.code(500).send({ message: 'Internal server error' });

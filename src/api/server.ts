@@ -1,11 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
+import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type pino from 'pino';
 import type { IndexerStatus } from '../model.js';
 import { type ChangeListenerOptions, listenForChanges } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
-import { frameworkErrors, registerErrorHandling } from './errors.js';
+import { clientAwareDb, trackRequests } from './client-gone.js';
+import { frameworkErrors, registerErrorHandling, sendUnavailable } from './errors.js';
 import { clientErrorHandler, registerHttpHygiene } from './http-hygiene.js';
 import { type RateLimitOptions, registerRateLimit } from './rate-limit.js';
 import { RequestLog, type RequestLogLevel } from './request-log.js';
@@ -74,6 +76,8 @@ export interface ApiOptions {
   changeConnection?: ChangeListenerOptions['connection'] | null;
   /** The configured range and stages the indexing status reports against; the defaults' (block 0, traces) when omitted. */
   indexing?: IndexingSettings;
+  /** Above this mean event loop delay, every request is a quick 503 until the process catches up; none when omitted. */
+  maxEventLoopDelayMs?: number | null;
 }
 
 /** Every endpoint the API serves. */
@@ -164,6 +168,17 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerErrorHandling(app);
+  if (options.maxEventLoopDelayMs != null) {
+    // Event loop delay, not utilisation: the indexer beside the API keeps the loop busy while every
+    // request is still served at once; a delay is what a waiting request pays.
+    await app.register(underPressure, {
+      maxEventLoopDelay: options.maxEventLoopDelayMs,
+      sampleInterval: 250,
+      // Answered here; Fastify goes no further with a request once its answer is sent.
+      pressureHandler: (_request, reply) => void sendUnavailable(reply, 'The server is overloaded; try again shortly.'),
+    });
+  }
+  trackRequests(app);
   if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
   registerHttpHygiene(app);
   registerStrictInput(app);
@@ -173,7 +188,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   });
 
   const context: ApiContext = {
-    db: options.pool,
+    db: clientAwareDb(options.pool),
     indexerStatus: options.indexerStatus ?? null,
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
     indexing: options.indexing ?? { firstBlock: 0n, tracesIndexed: true },

@@ -38,7 +38,7 @@ interface Indexing {
   tokenStages: BackgroundLoop[];
   /** Native coin balances of the addresses the indexed blocks touch. */
   balanceStage: BackgroundLoop;
-  /** Rejects with the first fatal error that ends the indexer or a stage; never resolves. */
+  /** Rejects with the first fatal error that ends the indexer or a stage, or the database for good; never resolves. */
   failed: Promise<never>;
 }
 
@@ -82,7 +82,9 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
     resources.add(() => pendingStage.stop());
     parts.push(pendingStage);
   }
-  return { node, indexer, traceStage, tokenStages, balanceStage, failed: firstFailure(parts) };
+  const failed = Promise.race([firstFailure(parts), database.failed]);
+  failed.catch(() => undefined);
+  return { node, indexer, traceStage, tokenStages, balanceStage, failed };
 }
 
 /**

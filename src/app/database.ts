@@ -1,14 +1,19 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, redactUrl } from '../errors.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { ping } from '../store/probe.js';
 
 export interface Database {
+  /** The indexer's and its stages' connections, which migrate and write. */
   pool: pg.Pool;
+  /** The API's connections: read-only, each statement and each wait for a connection bounded. */
+  apiPool: pg.Pool;
   /** True when Sextant runs the server itself. */
   embedded: boolean;
+  /** Rejects when the database is gone for good (an embedded server that cannot be restarted); never resolves. */
+  failed: Promise<never>;
   close(): Promise<void>;
 }
 
@@ -18,30 +23,76 @@ function logIdleErrors(pool: pg.Pool, logger: Logger): pg.Pool {
   return pool;
 }
 
+/**
+ * The API's pool: every transaction read-only (a role of its own, DATABASE_READ_ONLY_API_URL, makes
+ * that the server's rule too), a statement that runs longer than API_STATEMENT_TIMEOUT_MS cancelled,
+ * and a request that waits longer than API_POOL_WAIT_MS for a connection refused, so that an overload
+ * is a quick 503 instead of a queue. Set at connection start, these hold for every query.
+ */
+function openApiPool(connectionString: string, config: Config, logger: Logger): pg.Pool {
+  return logIdleErrors(
+    new pg.Pool({
+      connectionString: readOnly(connectionString),
+      max: config.apiPoolSize,
+      connectionTimeoutMillis: config.apiPoolWaitMs,
+      statement_timeout: config.apiStatementTimeoutMs,
+    }),
+    logger,
+  );
+}
+
+/**
+ * The connection string with `default_transaction_read_only=on` added to its server options: in the
+ * string itself, since an `options` parameter of the string would replace a Pool's own option.
+ */
+function readOnly(connectionString: string): string {
+  const queryStart = connectionString.indexOf('?');
+  const base = queryStart < 0 ? connectionString : connectionString.slice(0, queryStart);
+  const params = new URLSearchParams(queryStart < 0 ? '' : connectionString.slice(queryStart + 1));
+  params.set('options', `${params.get('options') ?? ''} -c default_transaction_read_only=on`.trim());
+  return `${base}?${params.toString()}`;
+}
+
 export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
   if (config.databaseUrl === null) {
-    const server = await startEmbeddedPostgres({ dataDir: config.dataDir, log: (m) => logger.debug(m) });
-    const pool = logIdleErrors(new pg.Pool({ connectionString: server.connectionString, max: 10 }), logger);
+    const server = await startEmbeddedPostgres({
+      dataDir: config.dataDir,
+      log: (m) => logger.debug(m),
+      alert: (m) => logger.error(m),
+    });
+    const pool = logIdleErrors(new pg.Pool({ connectionString: server.connectionString, max: config.poolSize }), logger);
+    const apiPool = openApiPool(server.connectionString, config, logger);
     logger.info(`embedded PostgreSQL running in ${config.dataDir}`);
     return {
       pool,
+      apiPool,
       embedded: true,
+      failed: server.failed,
       async close() {
-        await pool.end();
+        await Promise.all([pool.end(), apiPool.end()]);
         await server.stop();
       },
     };
   }
-  const pool = logIdleErrors(new pg.Pool({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 10_000 }), logger);
-  try {
-    await ping(pool);
-  } catch (error) {
-    await pool.end();
-    const where = new URL(config.databaseUrl);
-    where.password = '';
-    throw new ConfigError(
-      `cannot connect to DATABASE_URL ${where.toString()}: ${(error as Error).message}; check that PostgreSQL runs there and the URL is right`,
-    );
+  const pool = logIdleErrors(
+    new pg.Pool({ connectionString: config.databaseUrl, max: config.poolSize, connectionTimeoutMillis: 10_000 }),
+    logger,
+  );
+  const apiUrl = config.databaseReadOnlyApiUrl ?? config.databaseUrl;
+  const apiPool = openApiPool(apiUrl, config, logger);
+  const close = () => Promise.all([pool.end(), apiPool.end()]).then(() => undefined);
+  for (const [url, checked] of [
+    [config.databaseUrl, pool],
+    [apiUrl, apiPool],
+  ] as const) {
+    try {
+      await ping(checked);
+    } catch (error) {
+      await close();
+      throw new ConfigError(
+        `cannot connect to ${url === config.databaseUrl ? 'DATABASE_URL' : 'DATABASE_READ_ONLY_API_URL'} ${redactUrl(url)}: ${(error as Error).message}; check that PostgreSQL runs there and the URL is right`,
+      );
+    }
   }
-  return { pool, embedded: false, close: () => pool.end() };
+  return { pool, apiPool, embedded: false, failed: new Promise<never>(() => undefined), close };
 }

@@ -15,12 +15,17 @@ export type EmbeddedPostgres = {
   connectionString: string;
   /** Fast shutdown: ends open sessions (close pools first) and writes a shutdown checkpoint. */
   stop(): Promise<void>;
+  /** Rejects when the server died by itself and could not be started again; never resolves. */
+  failed: Promise<never>;
 };
 
 export interface EmbeddedPostgresOptions {
   /** The cluster lives in `<dataDir>/postgres`. */
   dataDir: string;
+  /** The server's own log lines and what is done to run it. */
   log?: (message: string) => void;
+  /** The server dying by itself, and what came of starting it again. */
+  alert?: (message: string) => void;
 }
 
 const DATABASE = 'sextant';
@@ -33,6 +38,9 @@ const MAX_SOCKET_PATH_BYTES = 107;
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
 const LEFTOVER_STOP_TIMEOUT_MS = 60_000;
+/** How long a server that died by itself is tried again, one start a second: its backends take a moment to go. */
+const RESTART_TIMEOUT_MS = 60_000;
+const RESTART_INTERVAL_MS = 1_000;
 const POLL_INTERVAL_MS = 20;
 const CHOOSE_ANOTHER = 'choose another with SEXTANT_DATA_DIR or --data-dir';
 
@@ -76,6 +84,7 @@ const heldLocks = new Set<string>();
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const log = options.log ?? (() => undefined);
+  const alert = options.alert ?? log;
   const dataDir = path.resolve(options.dataDir);
   const pgdata = path.join(dataDir, 'postgres');
   checkSocketPathLength(dataDir, pgdata);
@@ -87,13 +96,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const releaseLock = await lockDataDir(dataDir);
   let server: ChildProcess | undefined;
   try {
-    await stopLeftoverServer(pgdata, log);
     await initializeCluster(pgdata, dataDir, binaries.initdb, serverUser, log);
-    server = spawnServer(binaries.postgres, pgdata, dataDir, serverUser);
-    const output = forwardOutput(server, log);
-    await waitUntilReady(server, pgdata, output);
+    const start = async () => {
+      await stopLeftoverServer(pgdata, log);
+      server = spawnServer(binaries.postgres, pgdata, dataDir, serverUser);
+      await waitUntilReady(server, pgdata, forwardOutput(server, log));
+      return server;
+    };
+    await start();
     await ensureDatabase(pgdata);
-    return ownServer(server, pgdata, releaseLock, log);
+    return ownServer(server!, start, pgdata, releaseLock, { log, alert });
   } catch (error) {
     if (server) await stopServer(server, pgdata);
     await releaseLock();
@@ -382,10 +394,9 @@ function spawnServer(postgres: string, pgdata: string, dataDir: string, user: Os
     'listen_addresses=',
     '-c',
     'unix_socket_permissions=0700',
-    // fsync stays on, so a crash never corrupts the cluster and every commit is atomic; only the last
-    // few hundred milliseconds of commits may be lost, and the indexer resumes from what was committed.
-    '-c',
-    'synchronous_commit=off',
+    // fsync and synchronous_commit stay on: a server that dies is restarted under a Sextant that goes
+    // on, whose indexer must find every commit it was told of (with asynchronous commits, the last few
+    // hundred milliseconds of them would be lost, and the blocks they held never indexed again).
     // The indexer writes in bulk into indexes that grow with the chain: a larger buffer cache keeps more
     // of their pages in memory, and rarer checkpoints mean fewer first changes of a page after a
     // checkpoint, each of which writes the whole page to the WAL.
@@ -475,24 +486,62 @@ async function ensureDatabase(pgdata: string): Promise<void> {
 
 /**
  * From here on the server no longer keeps Node alive: if Sextant exits without calling stop(), its
- * end closes the supervisor's stdin, which stops the server.
+ * end closes the supervisor's stdin, which stops the server. A server that dies by itself (killed,
+ * out of memory) is started again on the same data, which PostgreSQL's crash recovery brings back to
+ * its last commit; if it cannot be within RESTART_TIMEOUT_MS, `failed` rejects.
  */
 function ownServer(
-  server: ChildProcess,
+  first: ChildProcess,
+  start: () => Promise<ChildProcess>,
   pgdata: string,
   releaseLock: () => Promise<void>,
-  log: (message: string) => void,
+  { log, alert }: { log: (message: string) => void; alert: (message: string) => void },
 ): EmbeddedPostgres {
+  let server = first;
   let stopping: Promise<void> | undefined;
-  server.on('exit', (code, signal) => {
-    if (!stopping) log(`PostgreSQL in ${pgdata} exited unexpectedly (${signal ?? `exit code ${code}`})`);
-  });
-  server.unref();
-  for (const stream of [server.stdin, server.stdout, server.stderr]) (stream as Socket | null)?.unref();
+  let restarting: Promise<void> | undefined;
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined);
+
+  const restart = async (): Promise<void> => {
+    const deadline = Date.now() + RESTART_TIMEOUT_MS;
+    for (;;) {
+      try {
+        server = await start();
+        supervise(server);
+        if (!stopping) alert(`PostgreSQL in ${pgdata} restarted`);
+        return;
+      } catch (error) {
+        if (stopping) return;
+        if (Date.now() > deadline) {
+          fail(new Error(`PostgreSQL in ${pgdata} died and could not be restarted: ${oneLine(error)}`));
+          return;
+        }
+        log(`PostgreSQL in ${pgdata} did not restart yet: ${oneLine(error)}`);
+        await sleep(RESTART_INTERVAL_MS);
+      }
+    }
+  };
+  const supervise = (child: ChildProcess) => {
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      alert(`PostgreSQL in ${pgdata} exited unexpectedly (${signal ?? `exit code ${code}`}); restarting it`);
+      restarting = restart().finally(() => (restarting = undefined));
+    });
+    child.unref();
+    for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as Socket | null)?.unref();
+  };
+  supervise(first);
   return {
     connectionString: `postgresql://${SUPERUSER}@/${DATABASE}?host=${encodeURIComponent(pgdata)}&port=${PORT}`,
+    failed,
     stop() {
-      stopping ??= stopServer(server, pgdata).then(releaseLock);
+      stopping ??= (async () => {
+        await restarting;
+        await stopServer(server, pgdata);
+        await releaseLock();
+      })();
       return stopping;
     },
   };

@@ -8,7 +8,7 @@ import { openDatabase, type Database } from './database.js';
 import { onShutdownSignal, Resources } from './resources.js';
 
 async function requireSchema(database: Database): Promise<void> {
-  if (!(await hasSchema(database.pool))) {
+  if (!(await hasSchema(database.apiPool))) {
     throw new ConfigError('the database has no Sextant schema yet; run `sextant migrate` or `sextant start` first');
   }
 }
@@ -21,7 +21,7 @@ export async function listen(
   indexer: Indexer | null,
 ): Promise<string> {
   const api = await buildApi({
-    pool: database.pool,
+    pool: database.apiPool,
     logger: logger.child({ component: 'api' }),
     indexerStatus: indexer?.status ?? null,
     instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
@@ -31,6 +31,7 @@ export async function listen(
     rateLimit: config.rateLimitDisabled
       ? null
       : { max: config.rateLimitByIp, intervalMs: config.rateLimitByIpInterval, allowList: config.rateLimitWhitelistedIps },
+    maxEventLoopDelayMs: config.apiMaxEventLoopDelayMs,
   });
   resources.add(() => api.close());
   try {
@@ -59,7 +60,7 @@ export async function serveCommand(config: Config, logger: Logger): Promise<void
     await requireSchema(database);
     const base = await listen(config, logger, database, resources, null);
     printTryUrls(logger, base, { address: null, block: null });
-    await shutdown;
+    await Promise.race([shutdown, database.failed]);
   } finally {
     await resources.closeAll();
   }

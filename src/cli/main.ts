@@ -5,12 +5,13 @@ import {
   environmentSettings,
   parseConfig,
   rawSettingsFromEnv,
+  settingSecrets,
   settings,
   type Config,
   type EnvironmentSetting,
   type RawSettings,
 } from '../config.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, redact } from '../errors.js';
 import type { Logger } from 'pino';
 
 type Action = (config: Config, logger: Logger) => Promise<void>;
@@ -53,15 +54,18 @@ function rawSettings(options: Record<string, unknown>): RawSettings {
 /** A setting's meaning and default as --help shows them: the README's Markdown without its backticks. */
 const help = (s: EnvironmentSetting): string => `${s.meaning} (default: ${s.default})`.replaceAll('`', '');
 
-/** One line: a bad setting says what to fix; any other error (a fatal one from indexing) says which it is. */
-function fail(error: unknown): never {
+/**
+ * One line: a bad setting says what to fix; any other error (a fatal one from indexing) says which it
+ * is. Neither shows a password of the settings' URLs.
+ */
+function fail(error: unknown, secrets: readonly string[]): never {
   const message = !(error instanceof Error)
     ? String(error)
     : error instanceof ConfigError
       ? error.message
       : `${error.name}: ${error.message}`;
-  process.stderr.write(`sextant: ${message.split('\n')[0]}\n`);
-  if (process.env.SEXTANT_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+  process.stderr.write(redact(`sextant: ${message.split('\n')[0]}\n`, secrets));
+  if (process.env.SEXTANT_DEBUG) process.stderr.write(redact(`${(error as Error).stack}\n`, secrets));
   process.exit(1);
 }
 
@@ -79,13 +83,15 @@ for (const command of commands) {
     .command(command.name, { isDefault: command.name === 'start' })
     .description(command.description)
     .action(async () => {
+      const raw = rawSettings(program.opts());
+      const secrets = settingSecrets(raw);
       try {
-        const config = parseConfig(rawSettings(program.opts()));
+        const config = parseConfig(raw);
         const action = await command.load();
-        await action(config, createLogger(config.logLevel));
+        await action(config, createLogger(config.logLevel, secrets));
         process.exit(0);
       } catch (error) {
-        fail(error);
+        fail(error, secrets);
       }
     });
 }

@@ -1,17 +1,33 @@
 import type { Pool, PoolClient } from 'pg';
 
-/** Runs `work` in one database transaction: committed if it resolves, rolled back if it throws. */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with a connection of its own. A connection that breaks fails the statement in flight,
+ * and also emits 'error', which the pool hears only of idle connections: heard here, it cannot end the
+ * process (a database server restarting under Sextant); the pool drops the broken connection on release.
+ */
+export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  const ignore = () => undefined;
+  client.on('error', ignore);
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    return await work(client);
   } finally {
+    client.off('error', ignore);
     client.release();
   }
+}
+
+/** Runs `work` in one database transaction: committed if it resolves, rolled back if it throws. */
+export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withClient(pool, async (client) => {
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }

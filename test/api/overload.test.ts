@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { pino } from 'pino';
+import { openDatabase, type Database } from '../../src/app/database.js';
+import { parseConfig, type RawSettings } from '../../src/config.js';
+import type { Db } from '../../src/store/read/sql.js';
+import { createTestDatabase, testServerUrl, type TestDatabase } from '../support/database.js';
+import { waitFor } from '../support/wait.js';
+import { type ApiResponse, startApi } from './http.js';
+import { buildApi } from '../../src/api/server.js';
+
+// The API's own pool: read-only, each statement and each wait for a connection bounded and answered
+// with a 503 that says when to come back; load shed while the event loop lags; no query for a client gone.
+
+let db: TestDatabase;
+const opened: Database[] = [];
+const silent = pino({ level: 'silent' });
+
+async function open(raw: RawSettings): Promise<Database> {
+  const database = await openDatabase(parseConfig({ databaseUrl: db.url, ...raw }), silent);
+  opened.push(database);
+  return database;
+}
+
+before(async () => {
+  db = await createTestDatabase();
+});
+
+after(async () => {
+  for (const database of opened) await database.close();
+  await db.drop();
+});
+
+test("a write through the API's pool fails: its transactions are read-only; the indexer's pool writes", async () => {
+  const { pool, apiPool } = await open({});
+  await assert.rejects(apiPool.query('CREATE TABLE written_by_the_api (x int)'), { code: '25006' });
+  await assert.rejects(apiPool.query('DELETE FROM blocks'), { code: '25006' });
+  assert.equal((await apiPool.query('SELECT count(*)::int AS n FROM blocks')).rows[0].n, 0);
+  await pool.query('CREATE TABLE written_by_the_indexer (x int)');
+  await pool.query('DROP TABLE written_by_the_indexer');
+});
+
+test('an options parameter in the URL does not lift the read-only setting', async () => {
+  const { apiPool } = await open({ databaseUrl: `${db.url}?options=${encodeURIComponent('-c search_path=public')}` });
+  assert.equal((await apiPool.query('SHOW search_path')).rows[0].search_path, 'public');
+  await assert.rejects(apiPool.query('CREATE TABLE written_by_the_api (x int)'), { code: '25006' });
+});
+
+test('DATABASE_READ_ONLY_API_URL: the API connects as that role, which the server refuses a write even in a read-write transaction', async () => {
+  const role = `sextant_reader_${randomBytes(4).toString('hex')}`;
+  const name = new URL(db.url).pathname.slice(1);
+  await db.pool.query(`CREATE ROLE ${role} LOGIN`);
+  try {
+    await db.pool.query(`GRANT CONNECT ON DATABASE ${name} TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+    const readerUrl = `${testServerUrl.replace('//postgres@', `//${role}@`)}/${name}`;
+    const { apiPool } = await open({ databaseReadOnlyApiUrl: readerUrl });
+    assert.equal((await apiPool.query('SELECT current_user')).rows[0].current_user, role);
+    await assert.rejects(apiPool.query('BEGIN READ WRITE; DELETE FROM blocks'), { code: '42501' });
+    await apiPool.query('ROLLBACK');
+  } finally {
+    for (const database of opened.splice(0)) await database.close();
+    await db.pool.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+  }
+});
+
+/** Asserts a 503 that says when to try again, with a JSON body. */
+function assertUnavailable(response: { status: number; headers: Headers; body: unknown }, what: string): void {
+  assert.equal(response.status, 503, what);
+  assert.equal(response.headers.get('retry-after'), '1', what);
+  assert.match((response.body as { message: string }).message, /try again shortly/, what);
+}
+
+test('a request that waits longer than API_POOL_WAIT_MS for a connection is a 503 with Retry-After', async () => {
+  const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '200' });
+  const api = await startApi(apiPool);
+  const held = await apiPool.connect();
+  try {
+    assertUnavailable(await api.get('/api/v2/blocks'), 'every connection busy');
+  } finally {
+    held.release();
+    await api.close();
+  }
+  const again = await startApi(apiPool);
+  assert.equal((await again.get('/api/v2/blocks')).status, 200);
+  await again.close();
+});
+
+test('beyond ten waiting requests per connection, a request is refused at once with a 503, not queued', async () => {
+  const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '60000' });
+  const api = await startApi(apiPool);
+  const held = await apiPool.connect();
+  let released = false;
+  try {
+    const waiting = Array.from({ length: 10 }, () => api.get('/api/v2/blocks'));
+    await waitFor(() => apiPool.waitingCount === 10, 'ten requests waiting for the connection');
+    assertUnavailable(await api.get('/api/v2/blocks'), 'a full queue');
+    held.release();
+    released = true;
+    assert.deepEqual(
+      (await Promise.all(waiting)).map(({ status }) => status),
+      Array.from({ length: 10 }, () => 200),
+    );
+  } finally {
+    if (!released) held.release();
+    await api.close();
+  }
+});
+
+test('a query that runs longer than API_STATEMENT_TIMEOUT_MS is cancelled and answered 503 with Retry-After', async () => {
+  const { apiPool } = await open({ apiStatementTimeoutMs: '300' });
+  const api = await startApi(apiPool);
+  const locker = await db.pool.connect();
+  try {
+    await locker.query('BEGIN; LOCK TABLE blocks IN ACCESS EXCLUSIVE MODE');
+    assertUnavailable(await api.get('/api/v2/blocks'), 'a query held by a lock');
+  } finally {
+    await locker.query('ROLLBACK');
+    locker.release();
+    await api.close();
+  }
+});
+
+test('while the event loop lags beyond maxEventLoopDelayMs, requests are a quick 503 with Retry-After, then served again', async () => {
+  const api = await startApi(db.pool, { maxEventLoopDelayMs: 50 });
+  try {
+    const served = async () => (await api.get('/api/v2/blocks')).status === 200;
+    await waitFor(served, 'a 200 while the event loop is free', { timeoutMs: 30_000 });
+    // The event loop blocked 100 ms at a time, until a request is shed (the lag is noticed at the next sample).
+    let lagging = true;
+    const lag = (async () => {
+      while (lagging) {
+        const busyUntil = Date.now() + 100;
+        while (Date.now() < busyUntil);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    let shed: ApiResponse | undefined;
+    try {
+      await waitFor(
+        async () => {
+          const response = await api.get('/api/v2/blocks');
+          if (response.status === 503) shed = response;
+          return shed !== undefined;
+        },
+        'a 503 while the event loop lags',
+        { timeoutMs: 30_000, intervalMs: 20 },
+      );
+    } finally {
+      lagging = false;
+      await lag;
+    }
+    assertUnavailable(shed!, 'a lagging event loop');
+    await waitFor(served, 'a 200 once the event loop is free again', { timeoutMs: 30_000 });
+  } finally {
+    await api.close();
+  }
+});
+
+test('a request whose client has gone runs no query once a connection is free', async () => {
+  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+  let queries = 0;
+  const counted: Db & { connect(): Promise<Db & Pick<pg.PoolClient, 'release' | 'on' | 'off'>> } = {
+    query: (text, values) => {
+      queries += 1;
+      return pool.query(text, values);
+    },
+    async connect() {
+      const client = await pool.connect();
+      return {
+        query: (text, values) => {
+          queries += 1;
+          return client.query(text, values);
+        },
+        release: () => client.release(),
+        on: client.on.bind(client),
+        off: client.off.bind(client),
+      };
+    },
+  };
+  const app = await buildApi({ pool: counted });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  const held = await pool.connect();
+  try {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write('GET /api/v2/blocks HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await waitFor(async () => pool.waitingCount === 1, 'the request waiting for the connection');
+    socket.destroy();
+    await waitFor(
+      () => new Promise<boolean>((resolve) => app.server.getConnections((_error, count) => resolve(count === 0))),
+      'the server seeing the client go',
+    );
+    held.release();
+    await waitFor(async () => pool.waitingCount === 0 && pool.idleCount === 1, 'the request done with the connection');
+    assert.equal(queries, 0, 'no query ran for the client that had gone');
+    const response = await fetch(`http://127.0.0.1:${port}/api/v2/blocks`);
+    assert.equal(response.status, 200);
+    assert.ok(queries > 0, 'a request whose client stays runs its queries');
+  } finally {
+    await app.close();
+    await pool.end();
+  }
+});
