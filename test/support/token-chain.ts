@@ -49,50 +49,73 @@ export interface TokenChain {
 }
 
 const RECEIPT_TIMEOUT_MS = 30_000;
+/** How long a transaction may sit in anvil's pool before it is mined by hand. */
+const AUTOMINE_GRACE_MS = 5_000;
+
+/**
+ * Waits for a transaction's receipt. anvil mines each transaction as it comes, but on a loaded machine
+ * it has been seen to leave one in its pool, ready, with no block following; after a grace period
+ * that transaction is mined with `evm_mine`. A receipt still missing after that is a failure that
+ * names the pool's status.
+ */
+async function waitForMined(rpcUrl: string, what: string, hash: Hex): Promise<void> {
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  const rpc = createRpcClient({ url: rpcUrl });
+  const receipt = () => client.waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: AUTOMINE_GRACE_MS });
+  try {
+    await receipt();
+    return;
+  } catch {
+    await rpc.request('evm_mine', []);
+  }
+  await client.waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: RECEIPT_TIMEOUT_MS }).catch(async (error: unknown) => {
+    const pool = await rpc.request<unknown>('txpool_status', []).catch((e: unknown) => String(e));
+    throw new Error(`${what} (${hash}) was not mined within ${RECEIPT_TIMEOUT_MS} ms; anvil's pool: ${JSON.stringify(pool)}`, {
+      cause: error,
+    });
+  });
+}
 
 async function sendBatches(rpcUrl: string, scenario: ScenarioResult): Promise<void> {
   const { carol, dave, deployer } = scenario.accounts;
   const wallet = createWalletClient({ transport: http(rpcUrl) });
   const call = { address: scenario.contracts.erc1155, abi: DemoERC1155.abi, chain: null } as const;
   const ones = batchIds.map(() => 1n);
-  const mint = await wallet.writeContract({ ...call, account: deployer, functionName: 'mintBatch', args: [carol, batchIds, ones, '0x'] });
-  const send = await wallet.writeContract({
-    ...call,
-    account: carol,
-    functionName: 'safeBatchTransferFrom',
-    args: [carol, dave, batchIds, ones, '0x'],
-  });
-  const mintRepeated = await wallet.writeContract({
-    ...call,
-    account: deployer,
-    functionName: 'mintBatch',
-    args: [carol, repeatedMint.ids, repeatedMint.amounts, '0x'],
-  });
-  const sendRepeated = await wallet.writeContract({
-    ...call,
-    account: carol,
-    functionName: 'safeBatchTransferFrom',
-    args: [carol, dave, repeatedSend.ids, repeatedSend.amounts, '0x'],
-  });
-  const client = createPublicClient({ transport: http(rpcUrl) });
-  const sent = {
-    'the batch mint': mint,
-    'the batch transfer': send,
-    'the batch mint listing an id twice': mintRepeated,
-    'the batch transfer listing an id twice': sendRepeated,
-  };
-  for (const [what, hash] of Object.entries(sent)) {
-    // anvil mines each transaction as it comes: a receipt missing after 30 s is a transaction left in
-    // its pool, which the pool's status shows.
-    await client.waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: RECEIPT_TIMEOUT_MS }).catch(async (error: unknown) => {
-      const pool = await createRpcClient({ url: rpcUrl })
-        .request<unknown>('txpool_status', [])
-        .catch((e: unknown) => String(e));
-      throw new Error(`${what} (${hash}) was not mined within ${RECEIPT_TIMEOUT_MS} ms; anvil's pool: ${JSON.stringify(pool)}`, {
-        cause: error,
-      });
-    });
-  }
+  await waitForMined(
+    rpcUrl,
+    'the batch mint',
+    await wallet.writeContract({ ...call, account: deployer, functionName: 'mintBatch', args: [carol, batchIds, ones, '0x'] }),
+  );
+  await waitForMined(
+    rpcUrl,
+    'the batch transfer',
+    await wallet.writeContract({
+      ...call,
+      account: carol,
+      functionName: 'safeBatchTransferFrom',
+      args: [carol, dave, batchIds, ones, '0x'],
+    }),
+  );
+  await waitForMined(
+    rpcUrl,
+    'the batch mint listing an id twice',
+    await wallet.writeContract({
+      ...call,
+      account: deployer,
+      functionName: 'mintBatch',
+      args: [carol, repeatedMint.ids, repeatedMint.amounts, '0x'],
+    }),
+  );
+  await waitForMined(
+    rpcUrl,
+    'the batch transfer listing an id twice',
+    await wallet.writeContract({
+      ...call,
+      account: carol,
+      functionName: 'safeBatchTransferFrom',
+      args: [carol, dave, repeatedSend.ids, repeatedSend.amounts, '0x'],
+    }),
+  );
 }
 
 interface RpcLog {
