@@ -47,12 +47,17 @@ async function processesOf(dataDir: string): Promise<number[]> {
   return pids;
 }
 
+/**
+ * One connection, closed before this returns: a pool's end() resolves before its connections have
+ * closed, and a server stopped in between terminates one that then fails with no listener.
+ */
 async function query(connectionString: string, sql: string): Promise<unknown[]> {
-  const pool = new pg.Pool({ connectionString });
+  const client = new pg.Client({ connectionString });
+  await client.connect();
   try {
-    return (await pool.query(sql)).rows;
+    return (await client.query(sql)).rows;
   } finally {
-    await pool.end();
+    await client.end();
   }
 }
 
