@@ -37,6 +37,8 @@ export interface Config {
   rateLimitByIpInterval: number;
   /** Client IPs the limit does not apply to. */
   rateLimitWhitelistedIps: string[];
+  /** Origins a browser may read the API from; null: any. */
+  corsAllowedOrigins: string[] | null;
 }
 
 export const requestLogLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -230,6 +232,14 @@ export const settings: readonly Setting[] = [
     default: 'none',
     meaning: 'comma-separated client IPs the rate limit does not apply to',
   },
+  {
+    env: 'SEXTANT_CORS_ALLOWED_ORIGINS',
+    flag: 'cors-allowed-origins',
+    key: 'corsAllowedOrigins',
+    default: 'any origin',
+    meaning:
+      'comma-separated origins (`https://explorer.example`) a browser may call the API from (CORS); others get no `Access-Control-Allow-Origin`',
+  },
 ];
 
 /**
@@ -314,6 +324,18 @@ function choice<T extends string>(key: keyof Config, value: string | undefined, 
 
 const list = (value: string | undefined): string[] => (value ?? '').split(',').flatMap((item) => (item.trim() === '' ? [] : [item.trim()]));
 
+/** A comma-separated list of origins, each a scheme, host and optional port, as a browser sends it. */
+function origins(value: string | undefined): string[] | null {
+  if (value === undefined) return null;
+  return list(value).map((origin) => {
+    const parsed = URL.canParse(origin) ? new URL(origin) : null;
+    if (parsed === null || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(`${describe('corsAllowedOrigins')}: "${origin}" is not an origin; expected e.g. https://explorer.example`);
+    }
+    return origin;
+  });
+}
+
 function variant(value: string | undefined): Variant | null {
   if (value === undefined) return null;
   const v = value.toLowerCase();
@@ -358,5 +380,6 @@ export function parseConfig(raw: RawSettings): Config {
     rateLimitByIp: integer('rateLimitByIp', raw.rateLimitByIp, defaults.rateLimitByIp, 1, 1_000_000_000),
     rateLimitByIpInterval: duration('rateLimitByIpInterval', raw.rateLimitByIpInterval ?? defaults.rateLimitByIpInterval),
     rateLimitWhitelistedIps: list(raw.rateLimitWhitelistedIps),
+    corsAllowedOrigins: origins(raw.corsAllowedOrigins),
   };
 }
