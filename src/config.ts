@@ -49,6 +49,8 @@ export interface Config {
   apiPoolWaitMs: number;
   /** Above this mean event loop delay the API sheds load; null: never. */
   apiMaxEventLoopDelayMs: number | null;
+  /** Origins a browser may read the API from; null: any. */
+  corsAllowedOrigins: string[] | null;
 }
 
 export const requestLogLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -291,6 +293,14 @@ export const settings: readonly Setting[] = [
     meaning:
       'load shedding: while the mean event loop delay is above this, in milliseconds, every request is answered `503` at once (`0`: never)',
   },
+  {
+    env: 'SEXTANT_CORS_ALLOWED_ORIGINS',
+    flag: 'cors-allowed-origins',
+    key: 'corsAllowedOrigins',
+    default: 'any origin',
+    meaning:
+      'comma-separated origins (`https://explorer.example`) a browser may call the API from (CORS); others get no `Access-Control-Allow-Origin`',
+  },
 ];
 
 /**
@@ -390,6 +400,18 @@ function choice<T extends string>(key: keyof Config, value: string | undefined, 
 
 const list = (value: string | undefined): string[] => (value ?? '').split(',').flatMap((item) => (item.trim() === '' ? [] : [item.trim()]));
 
+/** A comma-separated list of origins, each a scheme, host and optional port, as a browser sends it. */
+function origins(value: string | undefined): string[] | null {
+  if (value === undefined) return null;
+  return list(value).map((origin) => {
+    const parsed = URL.canParse(origin) ? new URL(origin) : null;
+    if (parsed === null || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(`${describe('corsAllowedOrigins')}: "${origin}" is not an origin; expected e.g. https://explorer.example`);
+    }
+    return origin;
+  });
+}
+
 function variant(value: string | undefined): Variant | null {
   if (value === undefined) return null;
   const v = value.toLowerCase();
@@ -446,5 +468,6 @@ export function parseConfig(raw: RawSettings): Config {
     apiPoolWaitMs: integer('apiPoolWaitMs', raw.apiPoolWaitMs, defaults.apiPoolWaitMs, 1, 600_000),
     apiMaxEventLoopDelayMs:
       integer('apiMaxEventLoopDelayMs', raw.apiMaxEventLoopDelayMs, defaults.apiMaxEventLoopDelayMs, 0, 60_000) || null,
+    corsAllowedOrigins: origins(raw.corsAllowedOrigins),
   };
 }

@@ -25,6 +25,8 @@ export interface ApiContext {
   indexing: IndexingSettings;
   /** E4's successor, with {address_hash} and {id} filled in per request; null: no Link header. */
   instanceTransfersSuccessorUrl: string | null;
+  /** Blocks this far below the indexed head are final (INDEXER_MAX_REORG_DEPTH); null: none is treated as final. */
+  finalityDepth: number | null;
 }
 
 /** One endpoint: registers its schema and handler. */

@@ -7,6 +7,9 @@ import type { IndexerStatus } from '../model.js';
 import { type ChangeListenerOptions, listenForChanges } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
 import { clientAwareDb, trackRequests } from './client-gone.js';
+import { registerCaching } from './caching.js';
+import { registerCompression } from './compression.js';
+import { registerCors } from './cors.js';
 import { frameworkErrors, registerErrorHandling, sendUnavailable } from './errors.js';
 import { clientErrorHandler, registerHttpHygiene } from './http-hygiene.js';
 import { type RateLimitOptions, registerRateLimit } from './rate-limit.js';
@@ -78,6 +81,10 @@ export interface ApiOptions {
   indexing?: IndexingSettings;
   /** Above this mean event loop delay, every request is a quick 503 until the process catches up; none when omitted. */
   maxEventLoopDelayMs?: number | null;
+  /** Origins allowed to read the API from a browser; any when omitted or null. */
+  corsOrigins?: readonly string[] | null;
+  /** How far below the indexed head a block is final, so that answers about it are cached long; none is when omitted. */
+  finalityDepth?: number | null;
 }
 
 /** Every endpoint the API serves. */
@@ -124,16 +131,6 @@ export const apiRoutes: readonly ApiRoute[] = [
   searchCheckRedirectRoute,
 ];
 
-/**
- * How long clients and proxies may reuse an answer: briefly for data (a new block changes the lists),
- * an hour for a malformed request (it stays malformed), never for an outage.
- */
-function cacheControl(status: number): string {
-  if (status >= 500 || status === 429) return 'no-store';
-  if (status === 400 || status === 422) return 'public, max-age=3600';
-  return 'public, max-age=5';
-}
-
 /** The websocket, and the one listener that feeds every client on it. */
 async function registerLiveUpdates(app: ApiApp, options: ApiOptions): Promise<void> {
   const hub = new LiveHub();
@@ -179,19 +176,21 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     });
   }
   trackRequests(app);
+  // Before the rate limit: a browser on another origin can read the 429 too.
+  await registerCors(app, options.corsOrigins ?? null);
   if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
   registerHttpHygiene(app);
   registerStrictInput(app);
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', cacheControl(reply.statusCode));
-    return payload;
-  });
+  // In this order: the ETag is the hash of the body before compression.
+  await registerCaching(app);
+  await registerCompression(app);
 
   const context: ApiContext = {
     db: clientAwareDb(options.pool),
     indexerStatus: options.indexerStatus ?? null,
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
     indexing: options.indexing ?? { firstBlock: 0n, tracesIndexed: true },
+    finalityDepth: options.finalityDepth ?? null,
   };
   for (const route of apiRoutes) route(app, context);
   await registerLiveUpdates(app, options);

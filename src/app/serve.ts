@@ -28,6 +28,8 @@ export async function listen(
     changeConnection: database.pool.options,
     indexing: { firstBlock: config.firstBlock, tracesIndexed: !config.disableInternalTransactions },
     requestLogLevel: config.requestLogLevel,
+    corsOrigins: config.corsAllowedOrigins,
+    finalityDepth: config.maxReorgDepth,
     rateLimit: config.rateLimitDisabled
       ? null
       : { max: config.rateLimitByIp, intervalMs: config.rateLimitByIpInterval, allowList: config.rateLimitWhitelistedIps },

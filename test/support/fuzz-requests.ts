@@ -1,4 +1,5 @@
 import { type Agent, request as httpRequest } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { ChainSubjects } from './endpoint-snapshot.js';
 import type { ServedRoute } from './served-paths.js';
 
@@ -203,7 +204,7 @@ export function sendFuzzRequest(base: URL, fuzz: FuzzRequest, agent: Agent): Pro
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
+            body: decoded(res.headers['content-encoding'], Buffer.concat(chunks)).toString('utf8'),
             ms: performance.now() - started,
           }),
         );
@@ -216,16 +217,29 @@ export function sendFuzzRequest(base: URL, fuzz: FuzzRequest, agent: Agent): Pro
   });
 }
 
+/** The body as the API wrote it, before the compression the request's Accept-Encoding allowed; one that does not decode stays as sent. */
+function decoded(encoding: string | undefined, body: Buffer): Buffer {
+  try {
+    if (body.length > 0 && encoding === 'br') return brotliDecompressSync(body);
+    if (body.length > 0 && encoding === 'gzip') return gunzipSync(body);
+  } catch {
+    // Reported as a body that is not JSON.
+  }
+  return body;
+}
+
 /** A stack frame, a source path or SQL in an answer: what a client must never see. */
 const leak =
   /\bat [\w.<>]+ \(|\.(ts|js):\d+|node_modules|\b(SELECT|INSERT|UPDATE|DELETE)\b.*\b(FROM|INTO|SET|WHERE)\b|syntax error|violates|relation "|column "/;
 
-/** What is wrong with an answer (null: nothing): a 5xx, no nosniff, a body that is not JSON, a leak, or too slow. */
+/** What is wrong with an answer (null: nothing): a 5xx, no nosniff, a body that is not JSON (but a preflight's empty one), a leak, or too slow. */
 export function fuzzAnswerProblem(fuzz: FuzzRequest, answer: FuzzAnswer, boundMs: number): string | null {
   if (answer.status >= 500) return `status ${answer.status}`;
   if (answer.ms > boundMs) return `answered in ${Math.round(answer.ms)} ms, over ${boundMs} ms`;
   if (answer.headers['x-content-type-options'] !== 'nosniff') return 'no X-Content-Type-Options: nosniff';
   if (fuzz.method === 'HEAD') return null;
+  // A CORS preflight is answered on every path, with no body.
+  if (fuzz.method === 'OPTIONS' && answer.status === 204) return answer.body === '' ? null : 'a 204 with a body';
   if (!String(answer.headers['content-type']).startsWith('application/json')) return `content-type ${answer.headers['content-type']}`;
   try {
     JSON.parse(answer.body);

@@ -70,6 +70,7 @@ export async function runSextant(args: string[], env: Record<string, string>, ti
 export interface RunningSextant {
   /** The API's base URL, from the line Sextant prints once it serves. */
   baseUrl: string;
+  pid: number;
   output(): string;
   /** Sends SIGTERM and waits for a clean exit; resolves to the exit code. */
   stop(): Promise<number | null>;
@@ -102,6 +103,7 @@ export async function startSextant(env: Record<string, string>, timeoutMs = 60_0
   });
   return {
     baseUrl,
+    pid: child.pid!,
     output: () => output,
     async stop() {
       child.kill('SIGTERM');

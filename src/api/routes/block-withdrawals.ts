@@ -3,6 +3,8 @@ import type { Hex } from '../../model.js';
 import { type BlockIdentityItem, findBlockByHash, findBlockByNumber } from '../../store/read/blocks.js';
 import type { Db } from '../../store/read/sql.js';
 import { listBlockWithdrawals } from '../../store/read/withdrawals.js';
+import { isBlockNumberFinal } from '../../store/read/finality.js';
+import { cacheAsFinal } from '../caching.js';
 import { NotFoundError } from '../errors.js';
 import { fetchSize, nextPageParamsSchema, withdrawalsKeyset } from '../paging.js';
 import type { ApiRoute } from '../route.js';
@@ -36,14 +38,16 @@ export async function resolveBlock(db: Db, numberOrHash: string): Promise<BlockI
   return block;
 }
 
-/** E9: the withdrawals of one block, highest index first. */
-export const blockWithdrawalsRoute: ApiRoute = (app, { db }) => {
+/** E9: the withdrawals of one block, highest index first; final for a block named by hash, or deep enough below the head. */
+export const blockWithdrawalsRoute: ApiRoute = (app, { db, finalityDepth }) => {
   app.get(
     '/api/v2/blocks/:block_number_or_hash/withdrawals',
     { schema: { params: Params, querystring: Querystring, response: { 200: Response } } },
-    async (request) => {
+    async (request, reply) => {
       const after = withdrawalsKeyset.parse(request.query);
       const block = await resolveBlock(db, request.params.block_number_or_hash);
+      const byHash = request.params.block_number_or_hash.startsWith('0x');
+      if (byHash || (finalityDepth !== null && (await isBlockNumberFinal(db, block.number, finalityDepth)))) cacheAsFinal(reply);
       const { items, nextPageParams } = withdrawalsKeyset.page(await listBlockWithdrawals(db, block.hash, after, fetchSize));
       return { items: items.map(blockWithdrawalView), next_page_params: nextPageParams };
     },
