@@ -14,6 +14,7 @@ import { frameworkErrors, registerErrorHandling, sendUnavailable } from './error
 import { clientErrorHandler, registerHttpHygiene } from './http-hygiene.js';
 import { type RateLimitOptions, registerRateLimit } from './rate-limit.js';
 import { RequestLog, type RequestLogLevel } from './request-log.js';
+import { registerOpenApi } from './openapi.js';
 import { registerStrictInput } from './strict-input.js';
 import type { ApiApp, ApiContext, ApiRoute, IndexingSettings } from './route.js';
 import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
@@ -192,6 +193,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     indexing: options.indexing ?? { firstBlock: 0n, tracesIndexed: true },
     finalityDepth: options.finalityDepth ?? null,
   };
+  await registerOpenApi(app);
   for (const route of apiRoutes) route(app, context);
   await registerLiveUpdates(app, options);
   await app.ready();

@@ -145,3 +145,176 @@ export const errorBodies: Record<number, Schema> = {
 export function applyDifferences(document: OpenApiDocument): void {
   for (const difference of differences) difference.apply(document);
 }
+
+/**
+ * Where Sextant's generated OpenAPI document (GET /openapi.json, src/api/openapi.ts) differs from
+ * Blockscout's beyond the answers' differences above, which test/api/openapi-document.test.ts applies
+ * to Blockscout's document first. Path parameters are compared by place, not name: the names are the
+ * documents' own (`{address_hash}` here, `{address_hash_param}` there) and no client sends them.
+ */
+export const documentDifferences = {
+  /** Sextant's paths that are not Blockscout's. */
+  ownPaths: { '/health': "Sextant's own liveness and indexer state, outside Blockscout's API" } as Record<string, string>,
+  /** Query parameters of Blockscout's that no Sextant path takes. */
+  queryNowhere: {
+    apikey: 'Sextant has no API keys: its rate limit, when on, is by client IP',
+    key: 'Sextant has no restricted resources to unlock',
+  } as Record<string, string>,
+  /** Per Blockscout path template: the query parameters only one side lists, and why. */
+  query: [
+    {
+      paths: ['/v2/transactions'],
+      onlySextant: ['method'],
+      onlyBlockscout: [],
+      reason: "E2's method filter (CONTRACT), which Blockscout reads but its document does not list",
+    },
+    {
+      paths: ['/v2/addresses/{address_hash_param}/token-transfers', '/v2/tokens/{address_hash_param}/transfers'],
+      onlySextant: ['batch_index'],
+      onlyBlockscout: ['batch_block_hash', 'batch_log_index', 'batch_transaction_hash', 'index_in_batch'],
+      reason:
+        'Sextant pages token transfers by block_number, index and batch_index, the next_page_params it sends; ' +
+        "Blockscout's batch_* keys page the transfers of its batched token events, which Sextant stores one row each",
+    },
+    {
+      paths: ['/v2/tokens/{address_hash_param}/transfers'],
+      onlySextant: ['items_count'],
+      onlyBlockscout: [],
+      reason: "items_count is part of the next_page_params Sextant sends, which Blockscout's document leaves unlisted",
+    },
+    {
+      paths: ['/v2/transactions/{transaction_hash_param}/token-transfers'],
+      onlySextant: ['batch_index', 'items_count'],
+      onlyBlockscout: ['batch_block_hash', 'batch_log_index', 'batch_transaction_hash', 'index_in_batch'],
+      reason: "as on the other token transfer lists: Sextant's paging keys are the next_page_params it sends",
+    },
+    {
+      paths: ['/v2/tokens/{address_hash_param}/instances/{token_id_param}/transfers'],
+      onlySextant: ['batch_index', 'items_count'],
+      onlyBlockscout: [],
+      reason: "Sextant's paging keys are the next_page_params it sends, which Blockscout's document leaves unlisted",
+    },
+    {
+      paths: ['/v2/addresses/{address_hash_param}/tokens'],
+      onlySextant: ['token_contract_address_hash', 'token_id', 'token_name', 'token_type'],
+      onlyBlockscout: ['fiat_value', 'id'],
+      reason:
+        'Sextant reads no prices, so it orders balances without a fiat value and pages by the token keys it sends; ' +
+        'Blockscout pages by fiat_value and its own row id',
+    },
+    {
+      paths: ['/v2/tokens/{address_hash_param}/holders'],
+      onlySextant: ['token_id'],
+      onlyBlockscout: [],
+      reason: "an ERC-1155 token's holders are one row per id: the id completes the paging key Sextant sends",
+    },
+    {
+      paths: ['/v2/tokens/{address_hash_param}/instances'],
+      onlySextant: ['items_count'],
+      onlyBlockscout: ['holder_address_hash'],
+      reason: 'a paging key Sextant sends back; the filter by holder is not served (the NFTs of an address are its nft endpoints)',
+    },
+    {
+      paths: ['/v2/tokens/{address_hash_param}/instances/{token_id_param}/holders'],
+      onlySextant: [],
+      onlyBlockscout: ['token_id'],
+      reason: 'the id is in the path; Sextant does not take it a second time in the query',
+    },
+    {
+      paths: ['/v2/blocks/{block_hash_or_number_param}/transactions'],
+      onlySextant: [],
+      onlyBlockscout: ['type'],
+      reason: "a block's transactions are not filtered by type (the spec's E7 has no filter)",
+    },
+    {
+      paths: ['/v2/addresses/{address_hash_param}/transactions'],
+      onlySextant: [],
+      onlyBlockscout: ['fee', 'hash', 'inserted_at', 'order', 'sort', 'value'],
+      reason:
+        "an address's transactions come newest first only: no sorting by fee or value, and the paging keys are block_number and index",
+    },
+    {
+      paths: ['/v2/search'],
+      onlySextant: ['items_count', 'token[address_hash]', 'token[holder_count]', 'token[is_name_null]', 'token[name]'],
+      onlyBlockscout: [
+        'address',
+        'blob',
+        'block',
+        'contract',
+        'ens_domain',
+        'label',
+        'metadata_tag',
+        'next_page_params_type',
+        'tac_operation',
+        'token',
+        'user_operation',
+      ],
+      reason:
+        'Sextant pages search results by the token keys it sends; Blockscout pages each kind of result it searches ' +
+        '(ENS, labels, user operations, blobs and more, which Sextant does not index) by a key of its own',
+    },
+  ],
+  /** `Schema.member` of Blockscout's document that some answer of Sextant's using that schema leaves out (each is optional there). */
+  membersNotSent: [
+    {
+      members: ['AddressTabsCounters.beacon_deposits_count', 'AddressTabsCounters.celo_election_rewards_count'],
+      reason: 'Sextant indexes no beacon deposits and no Celo election rewards',
+    },
+    {
+      members: ['Block.blob_gas_price', 'Block.burnt_blob_fees', 'BlockResponse.blob_gas_price', 'BlockResponse.burnt_blob_fees'],
+      reason: "Sextant does not compute a block's blob gas price and burnt blob fees (optional in Blockscout's schema)",
+    },
+    {
+      members: [
+        'Transaction.blob_gas_price',
+        'Transaction.blob_gas_used',
+        'Transaction.blob_versioned_hashes',
+        'Transaction.burnt_blob_fee',
+        'Transaction.max_fee_per_blob_gas',
+        'TransactionResponse.blob_gas_price',
+        'TransactionResponse.blob_gas_used',
+        'TransactionResponse.blob_versioned_hashes',
+        'TransactionResponse.burnt_blob_fee',
+        'TransactionResponse.max_fee_per_blob_gas',
+      ],
+      reason: 'the blob fields are on the transaction page (of a blob transaction) only; lists leave them out',
+    },
+    {
+      members: [
+        'SignedAuthorization.address_hash',
+        'SignedAuthorization.authority',
+        'SignedAuthorization.chain_id',
+        'SignedAuthorization.nonce',
+        'SignedAuthorization.r',
+        'SignedAuthorization.s',
+        'SignedAuthorization.status',
+        'SignedAuthorization.v',
+      ],
+      reason: 'lists send an empty authorization_list; the EIP-7702 authorizations are on the transaction page',
+    },
+    {
+      members: ['Tag.address_hash', 'Tag.display_name', 'Tag.label', 'WatchlistName.display_name', 'WatchlistName.label'],
+      reason: 'Sextant has no accounts, so no private tags, public tags or watchlists: those arrays are always empty',
+    },
+    {
+      members: [
+        'Token.bridge_type',
+        'Token.foreign_address',
+        'Token.origin_chain_id',
+        'TokenResponse.bridge_type',
+        'TokenResponse.foreign_address',
+        'TokenResponse.origin_chain_id',
+      ],
+      reason: 'bridged tokens are not tracked',
+    },
+    {
+      members: ['TokenInstance.token_type', 'TokenInstance.value'],
+      reason:
+        "Sextant's NFT instances leave out both: the type is the token's (token.type), an amount is a holder's (the holders endpoints)",
+    },
+    {
+      members: ['Withdrawal.block_number', 'Withdrawal.timestamp'],
+      reason: "a block's withdrawals leave out the block they are in, as Blockscout's block withdrawals do",
+    },
+  ],
+};

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { ApiRoute } from '../route.js';
 
 // package.json is three levels up from src/api/routes and from dist/api/routes alike.
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+export const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const Response = Type.Object({ backend_version: Type.String() });
 
