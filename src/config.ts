@@ -37,6 +37,8 @@ export interface Config {
   rateLimitByIpInterval: number;
   /** Client IPs the limit does not apply to. */
   rateLimitWhitelistedIps: string[];
+  /** Milliseconds between progress log lines, without a terminal. */
+  progressIntervalMs: number;
 }
 
 export const requestLogLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -62,6 +64,7 @@ const defaults = {
   // Blockscout's defaults: 300 requests a minute per IP.
   rateLimitByIp: 300,
   rateLimitByIpInterval: '1m',
+  progressIntervalMs: 5000,
 } satisfies Partial<Record<keyof Config, unknown>>;
 
 const code = (value: string | number | bigint | boolean): string => `\`${value}\``;
@@ -230,6 +233,14 @@ export const settings: readonly Setting[] = [
     default: 'none',
     meaning: 'comma-separated client IPs the rate limit does not apply to',
   },
+  {
+    env: 'SEXTANT_PROGRESS_INTERVAL_MS',
+    flag: 'progress-interval',
+    key: 'progressIntervalMs',
+    default: code(defaults.progressIntervalMs),
+    meaning:
+      "without a terminal, how often a log line gives the catch-up's and the trace stage's progress (blocks done, blocks and transactions per second, time left), in milliseconds, while they have work left; on a terminal, progress bars show it",
+  },
 ];
 
 /**
@@ -358,5 +369,6 @@ export function parseConfig(raw: RawSettings): Config {
     rateLimitByIp: integer('rateLimitByIp', raw.rateLimitByIp, defaults.rateLimitByIp, 1, 1_000_000_000),
     rateLimitByIpInterval: duration('rateLimitByIpInterval', raw.rateLimitByIpInterval ?? defaults.rateLimitByIpInterval),
     rateLimitWhitelistedIps: list(raw.rateLimitWhitelistedIps),
+    progressIntervalMs: integer('progressIntervalMs', raw.progressIntervalMs, defaults.progressIntervalMs, 100, 3_600_000),
   };
 }

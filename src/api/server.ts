@@ -2,12 +2,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type pino from 'pino';
-import type { IndexerStatus } from '../model.js';
+import type { IndexerStatus, IndexingProgress } from '../model.js';
 import { type ChangeListenerOptions, listenForChanges } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
 import { frameworkErrors, registerErrorHandling } from './errors.js';
 import { clientErrorHandler, registerHttpHygiene } from './http-hygiene.js';
 import { type RateLimitOptions, registerRateLimit } from './rate-limit.js';
+import { type MetricsOptions, registerMetrics } from './metrics.js';
 import { RequestLog, type RequestLogLevel } from './request-log.js';
 import { registerStrictInput } from './strict-input.js';
 import type { ApiApp, ApiContext, ApiRoute, IndexingSettings } from './route.js';
@@ -74,6 +75,10 @@ export interface ApiOptions {
   changeConnection?: ChangeListenerOptions['connection'] | null;
   /** The configured range and stages the indexing status reports against; the defaults' (block 0, traces) when omitted. */
   indexing?: IndexingSettings;
+  /** The catch-up's and the trace stage's pace, which GET /health reports; none when omitted. */
+  progress?: IndexingProgress | null;
+  /** What GET /metrics reports beside the index: the pool's connections, the node's errors; neither when omitted. */
+  metrics?: Omit<MetricsOptions, 'websocketClients'>;
 }
 
 /** Every endpoint the API serves. */
@@ -131,17 +136,18 @@ function cacheControl(status: number): string {
 }
 
 /** The websocket, and the one listener that feeds every client on it. */
-async function registerLiveUpdates(app: ApiApp, options: ApiOptions): Promise<void> {
+async function registerLiveUpdates(app: ApiApp, options: ApiOptions): Promise<LiveHub> {
   const hub = new LiveHub();
   app.addHook('onClose', async () => hub.close());
   registerLiveSocket(app, hub);
-  if (!options.changeConnection) return;
+  if (!options.changeConnection) return hub;
   const listener = await listenForChanges({
     connection: options.changeConnection,
     onChange: liveFeed(options.pool, hub, app.log),
     onError: (error) => app.log.warn(`live updates paused, listening again shortly: ${error.message}`),
   });
   app.addHook('onClose', () => listener.close());
+  return hub;
 }
 
 /** The HTTP API, ready to `listen`. */
@@ -177,9 +183,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     indexerStatus: options.indexerStatus ?? null,
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
     indexing: options.indexing ?? { firstBlock: 0n, tracesIndexed: true },
+    progress: options.progress ?? null,
   };
   for (const route of apiRoutes) route(app, context);
-  await registerLiveUpdates(app, options);
+  const hub = await registerLiveUpdates(app, options);
+  registerMetrics(app, context, { pool: null, nodeErrors: null, ...options.metrics, websocketClients: () => hub.clientCount });
   await app.ready();
   return app;
 }

@@ -20,6 +20,8 @@ export interface SextantChild {
   exited: Promise<number | null>;
   /** Sends SIGKILL: the process ends at once, wherever it is, as on a crash or an OOM kill. */
   kill(): Promise<number | null>;
+  /** Sends SIGTERM, as an operator stopping it does; resolves to the exit code. */
+  stop(): Promise<number | null>;
 }
 
 /** Starts the sextant CLI from source with `args`, in an environment of `env` alone (plus PATH and HOME). */
@@ -47,6 +49,10 @@ export function spawnSextant(args: string[], env: Record<string, string>): Sexta
     exited,
     kill() {
       child.kill('SIGKILL');
+      return exited;
+    },
+    stop() {
+      child.kill('SIGTERM');
       return exited;
     },
   };
