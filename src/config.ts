@@ -51,6 +51,8 @@ export interface Config {
   apiMaxEventLoopDelayMs: number | null;
   /** Origins a browser may read the API from; null: any. */
   corsAllowedOrigins: string[] | null;
+  /** Milliseconds between progress log lines, without a terminal. */
+  progressIntervalMs: number;
 }
 
 export const requestLogLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -81,6 +83,7 @@ const defaults = {
   // Blockscout's defaults: 300 requests a minute per IP.
   rateLimitByIp: 300,
   rateLimitByIpInterval: '1m',
+  progressIntervalMs: 5000,
 } satisfies Partial<Record<keyof Config, unknown>>;
 
 const code = (value: string | number | bigint | boolean): string => `\`${value}\``;
@@ -301,6 +304,14 @@ export const settings: readonly Setting[] = [
     meaning:
       'comma-separated origins (`https://explorer.example`) a browser may call the API from (CORS); others get no `Access-Control-Allow-Origin`',
   },
+  {
+    env: 'SEXTANT_PROGRESS_INTERVAL_MS',
+    flag: 'progress-interval',
+    key: 'progressIntervalMs',
+    default: code(defaults.progressIntervalMs),
+    meaning:
+      "without a terminal, how often a log line gives the catch-up's and the trace stage's progress (blocks done, blocks and transactions per second, time left), in milliseconds, while they have work left; on a terminal, progress bars show it",
+  },
 ];
 
 /**
@@ -469,5 +480,6 @@ export function parseConfig(raw: RawSettings): Config {
     apiMaxEventLoopDelayMs:
       integer('apiMaxEventLoopDelayMs', raw.apiMaxEventLoopDelayMs, defaults.apiMaxEventLoopDelayMs, 0, 60_000) || null,
     corsAllowedOrigins: origins(raw.corsAllowedOrigins),
+    progressIntervalMs: integer('progressIntervalMs', raw.progressIntervalMs, defaults.progressIntervalMs, 100, 3_600_000),
   };
 }

@@ -260,8 +260,34 @@ export interface IndexerStatus {
   /** The last retryable failure, of either. */
   lastError: string | null;
   blocksIndexed: number;
+  /** Transactions in the blocks indexed since the indexer started. */
+  transactionsIndexed: number;
   /** Blocks per node request now: below the configured size while the node struggles. */
   batchSize: number;
   /** How new blocks are noticed: the node's websocket subscription, or polling alone. */
   newHeads: 'websocket' | 'polling';
+}
+
+/** Kinds of failed node requests, as the JSON-RPC clients count them. */
+export type NodeErrorKind = 'timeout' | 'connection' | 'http' | 'rate_limited' | 'malformed' | 'refused';
+
+/** Failed node requests (each attempt, retried or not) since the process started, by kind. */
+export type NodeRequestErrors = Map<NodeErrorKind, number>;
+
+/** How fast a stage works through what is left of its range, measured over the last few seconds. */
+export interface StageProgress {
+  /** Blocks done of the stage's range, and its size. */
+  done: number;
+  total: number;
+  blocksPerSecond: number;
+  /** Null for the trace stage, which does not count transactions. */
+  transactionsPerSecond: number | null;
+  /** At the current pace; null while it does not move. */
+  secondsLeft: number | null;
+}
+
+/** The catch-up's and the trace stage's progress: null while a stage has nothing left to do. */
+export interface IndexingProgress {
+  catchUp: StageProgress | null;
+  traces: StageProgress | null;
 }

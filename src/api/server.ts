@@ -3,7 +3,7 @@ import websocket from '@fastify/websocket';
 import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type pino from 'pino';
-import type { IndexerStatus } from '../model.js';
+import type { IndexerStatus, IndexingProgress } from '../model.js';
 import { type ChangeListenerOptions, listenForChanges } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
 import { clientAwareDb, trackRequests } from './client-gone.js';
@@ -13,6 +13,7 @@ import { registerCors } from './cors.js';
 import { frameworkErrors, registerErrorHandling, sendUnavailable } from './errors.js';
 import { clientErrorHandler, registerHttpHygiene } from './http-hygiene.js';
 import { type RateLimitOptions, registerRateLimit } from './rate-limit.js';
+import { type MetricsOptions, registerMetrics } from './metrics.js';
 import { RequestLog, type RequestLogLevel } from './request-log.js';
 import { registerOpenApi } from './openapi.js';
 import { registerStrictInput } from './strict-input.js';
@@ -86,6 +87,10 @@ export interface ApiOptions {
   corsOrigins?: readonly string[] | null;
   /** How far below the indexed head a block is final, so that answers about it are cached long; none is when omitted. */
   finalityDepth?: number | null;
+  /** The catch-up's and the trace stage's pace, which GET /health reports; none when omitted. */
+  progress?: IndexingProgress | null;
+  /** What GET /metrics reports beside the index: the pool's connections, the node's errors; neither when omitted. */
+  metrics?: Omit<MetricsOptions, 'websocketClients'>;
 }
 
 /** Every endpoint the API serves. */
@@ -133,17 +138,18 @@ export const apiRoutes: readonly ApiRoute[] = [
 ];
 
 /** The websocket, and the one listener that feeds every client on it. */
-async function registerLiveUpdates(app: ApiApp, options: ApiOptions): Promise<void> {
+async function registerLiveUpdates(app: ApiApp, options: ApiOptions): Promise<LiveHub> {
   const hub = new LiveHub();
   app.addHook('onClose', async () => hub.close());
   registerLiveSocket(app, hub);
-  if (!options.changeConnection) return;
+  if (!options.changeConnection) return hub;
   const listener = await listenForChanges({
     connection: options.changeConnection,
     onChange: liveFeed(options.pool, hub, app.log),
     onError: (error) => app.log.warn(`live updates paused, listening again shortly: ${error.message}`),
   });
   app.addHook('onClose', () => listener.close());
+  return hub;
 }
 
 /** The HTTP API, ready to `listen`. */
@@ -192,10 +198,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
     indexing: options.indexing ?? { firstBlock: 0n, tracesIndexed: true },
     finalityDepth: options.finalityDepth ?? null,
+    progress: options.progress ?? null,
   };
   await registerOpenApi(app);
   for (const route of apiRoutes) route(app, context);
-  await registerLiveUpdates(app, options);
+  const hub = await registerLiveUpdates(app, options);
+  registerMetrics(app, context, { pool: null, nodeErrors: null, ...options.metrics, websocketClients: () => hub.clientCount });
   await app.ready();
   return app;
 }

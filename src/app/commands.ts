@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { createRpcClient } from '../chain/rpc.js';
 import type { Config } from '../config.js';
+import type { IndexingProgress } from '../model.js';
 import { ConfigError } from '../errors.js';
 import type { BackgroundLoop } from '../indexer/stages/background-loop.js';
 import { startIndexer, type Indexer } from '../indexer/blocks/indexer.js';
@@ -14,6 +15,8 @@ import { findNewestBlock } from '../store/read/blocks.js';
 import { ensureSameChain } from './chain-identity.js';
 import { openDatabase, type Database } from './database.js';
 import { connectNode, type NodeConnection } from './node.js';
+import { ProgressMeter } from './progress.js';
+import { startProgressDisplay } from './progress-display.js';
 import { onShutdownSignal, Resources } from './resources.js';
 import { listen, printTryUrls } from './serve.js';
 
@@ -40,6 +43,8 @@ interface Indexing {
   balanceStage: BackgroundLoop;
   /** Rejects with the first fatal error that ends the indexer or a stage, or the database for good; never resolves. */
   failed: Promise<never>;
+  /** The catch-up's and the trace stage's pace, as the progress display shows it. */
+  progress: IndexingProgress;
 }
 
 function firstFailure(parts: { done: Promise<void> }[]): Promise<never> {
@@ -82,9 +87,35 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
     resources.add(() => pendingStage.stop());
     parts.push(pendingStage);
   }
+  const progress = showProgress(config, logger, database, indexer, traceStage, resources);
   const failed = Promise.race([firstFailure(parts), database.failed]);
   failed.catch(() => undefined);
-  return { node, indexer, traceStage, tokenStages, balanceStage, failed };
+  return { node, indexer, traceStage, tokenStages, balanceStage, failed, progress };
+}
+
+/** Progress bars on a terminal, log lines elsewhere; the figures they show, for GET /health. */
+function showProgress(
+  config: Config,
+  logger: Logger,
+  database: Database,
+  indexer: Indexer,
+  traceStage: TraceStage | null,
+  resources: Resources,
+): IndexingProgress {
+  const meter = new ProgressMeter({
+    pool: database.pool,
+    status: indexer.status,
+    tracedBlocks: traceStage?.tracedBlocks ?? null,
+    firstBlock: config.firstBlock,
+  });
+  const display = startProgressDisplay({
+    meter,
+    logger: logger.child({ component: 'progress' }),
+    terminal: process.stderr.isTTY === true,
+    intervalMs: config.progressIntervalMs,
+  });
+  resources.add(() => display.stop());
+  return meter.progress;
 }
 
 /**
@@ -106,7 +137,13 @@ function startReadingTokens(
   node: NodeConnection,
   resources: Resources,
 ): BackgroundLoop[] {
-  const client = createRpcClient({ url: node.client.url, timeoutMs: 5_000, retryCount: 1, batchSize: TOKEN_READ_BATCH_SIZE });
+  const client = createRpcClient({
+    url: node.client.url,
+    timeoutMs: 5_000,
+    retryCount: 1,
+    batchSize: TOKEN_READ_BATCH_SIZE,
+    errors: node.errors,
+  });
   const tokenStage = startTokenMetadataStage({
     pool: database.pool,
     client,
@@ -140,7 +177,13 @@ function startReadingBalances(
 ): BackgroundLoop {
   const balanceStage = startCoinBalanceStage({
     pool: database.pool,
-    client: createRpcClient({ url: node.client.url, timeoutMs: 10_000, retryCount: 1, batchSize: BALANCE_READ_BATCH_SIZE }),
+    client: createRpcClient({
+      url: node.client.url,
+      timeoutMs: 10_000,
+      retryCount: 1,
+      batchSize: BALANCE_READ_BATCH_SIZE,
+      errors: node.errors,
+    }),
     logger: logger.child({ component: 'coin-balances' }),
     batchSize: BALANCE_READ_BATCH_SIZE,
     pollIntervalMs: config.pollIntervalMs,
@@ -153,7 +196,7 @@ function startReadingBalances(
 function startTracing(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): TraceStage {
   const traceStage = startTraceStage({
     pool: database.pool,
-    client: config.traceUrl === null ? node.client : createRpcClient({ url: config.traceUrl }),
+    client: config.traceUrl === null ? node.client : createRpcClient({ url: config.traceUrl, errors: node.errors }),
     traceMethod: node.capabilities.traceMethod,
     logger: logger.child({ component: 'traces' }),
     batchSize: config.batchSize,
@@ -197,8 +240,9 @@ export async function startCommand(config: Config, logger: Logger): Promise<void
   const shutdown = onShutdownSignal(resources, logger);
   try {
     const database = await openMigratedDatabase(config, logger, resources);
-    const { indexer, failed } = await startIndexing(config, logger, database, resources);
-    const base = await listen(config, logger, database, resources, indexer);
+    const indexing = await startIndexing(config, logger, database, resources);
+    const { indexer, failed } = indexing;
+    const base = await listen(config, logger, database, resources, indexing);
     // A signal before the catch-up ends has closed everything by the time `shutdown` resolves.
     const stopped = await Promise.race([indexer.caughtUp.then(() => false), failed, shutdown.then(() => true)]);
     if (stopped) return;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { detectCapabilities, type NodeCapabilities } from '../chain/capabilities.js';
 import { createRpcClient, type RpcClient } from '../chain/rpc.js';
 import type { Config } from '../config.js';
+import type { NodeRequestErrors } from '../model.js';
 import { startAnvil, type AnvilNode } from '../demo/anvil.js';
 import { startLiveActivity, type LiveActivity } from '../demo/live-activity.js';
 import { runScenario, type ScenarioResult } from '../demo/scenario.js';
@@ -13,6 +14,8 @@ export interface NodeConnection {
   capabilities: NodeCapabilities;
   /** The demo chain Sextant started itself, when no node URL was given. */
   demo: AnvilNode | null;
+  /** Failed requests of this client and of the others made for the same node, by kind, for the metrics. */
+  errors: NodeRequestErrors;
   close(): Promise<void>;
 }
 
@@ -51,10 +54,11 @@ export async function connectNode(config: Config, logger: Logger): Promise<NodeC
     }
     url = demo.rpcUrl;
   }
-  const client = createRpcClient({ url });
+  const errors: NodeRequestErrors = new Map();
+  const client = createRpcClient({ url, errors });
   try {
     const capabilities = await detectCapabilities(client, { variant: config.variant ?? undefined });
-    return { client, wsUrl: demo?.wsUrl ?? config.wsUrl, capabilities, demo, close };
+    return { client, wsUrl: demo?.wsUrl ?? config.wsUrl, capabilities, demo, errors, close };
   } catch (error) {
     await close();
     throw error;

@@ -3,6 +3,7 @@ import { buildApi } from '../api/server.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { Indexer } from '../indexer/blocks/indexer.js';
+import type { IndexingProgress, NodeRequestErrors } from '../model.js';
 import { hasSchema } from '../store/probe.js';
 import { openDatabase, type Database } from './database.js';
 import { onShutdownSignal, Resources } from './resources.js';
@@ -18,12 +19,14 @@ export async function listen(
   logger: Logger,
   database: Database,
   resources: Resources,
-  indexer: Indexer | null,
+  running: { indexer: Indexer; progress: IndexingProgress; node: { errors: NodeRequestErrors } } | null,
 ): Promise<string> {
   const api = await buildApi({
     pool: database.apiPool,
     logger: logger.child({ component: 'api' }),
-    indexerStatus: indexer?.status ?? null,
+    indexerStatus: running?.indexer.status ?? null,
+    progress: running?.progress ?? null,
+    metrics: { pool: database.pool, nodeErrors: running?.node.errors ?? null },
     instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
     changeConnection: database.pool.options,
     indexing: { firstBlock: config.firstBlock, tracesIndexed: !config.disableInternalTransactions },

@@ -1,6 +1,7 @@
 import { HttpRequestError, RpcRequestError, TimeoutError, withRetry } from 'viem';
 import { getHttpRpcClient } from 'viem/utils';
 import { ConfigError } from '../errors.js';
+import type { NodeErrorKind, NodeRequestErrors } from '../model.js';
 import { NodeUnavailableError, RpcError } from './errors.js';
 
 export interface RpcCall {
@@ -34,6 +35,8 @@ export interface RpcClientOptions {
    * and one mainnet block with its receipts can take more than 1 MB.
    */
   batchSize?: number;
+  /** Where each failed attempt is counted, by kind (for the metrics); not counted when omitted. */
+  errors?: NodeRequestErrors;
 }
 
 const MAX_RETRY_DELAY_MS = 10_000;
@@ -47,7 +50,8 @@ const MAX_RETRY_DELAY_MS = 10_000;
  */
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   const url = checkUrl(options.url);
-  const { timeoutMs = 30_000, retryCount = 5, retryDelayMs = 200, batchSize = 20 } = options;
+  const { timeoutMs = 30_000, retryCount = 5, retryDelayMs = 200, batchSize = 20, errors } = options;
+  const count = (kind: NodeErrorKind) => errors?.set(kind, (errors.get(kind) ?? 0) + 1);
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   // viem's http() transport batches whatever is requested in the same tick and retries each call
   // on its own, so a retried call leaves its batch; the bare HTTP client lets a chunk retry whole.
@@ -90,7 +94,10 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       const answers = await send(
         open.map((index) => calls[index] as RpcCall),
         asBatch,
-      );
+      ).catch((error: unknown) => {
+        count(failureKind(error));
+        throw error;
+      });
       let rateLimited: RpcError | undefined;
       open = open.filter((index, k) => {
         const answer = answers[k] as Answer;
@@ -99,6 +106,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           return false;
         }
         const refusal = new RpcError((calls[index] as RpcCall).method, answer.error.code, answer.error.message, answer.error.data);
+        count(RATE_LIMIT_CODES.has(refusal.code) ? 'rate_limited' : 'refused');
         if (RATE_LIMIT_CODES.has(refusal.code)) {
           rateLimited = refusal;
           return true;
@@ -201,6 +209,13 @@ function retryAfterMs(error: unknown): number | null {
   if (!value) return null;
   const ms = /^\d+(\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
   return Number.isNaN(ms) ? null : Math.min(MAX_RETRY_DELAY_MS, Math.max(0, ms));
+}
+
+function failureKind(error: unknown): NodeErrorKind {
+  if (error instanceof TimeoutError) return 'timeout';
+  if (error instanceof MalformedAnswerError) return 'malformed';
+  if ((error instanceof HttpRequestError || error instanceof RpcRequestError) && error.status !== undefined) return 'http';
+  return 'connection';
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {

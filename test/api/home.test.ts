@@ -206,6 +206,7 @@ test('indexing status: blocks against the configured range and the catch-up targ
     database: { available: true, error: null },
     lastError: null,
     blocksIndexed: 30,
+    transactionsIndexed: 0,
     batchSize: 10,
     newHeads: 'polling',
   };

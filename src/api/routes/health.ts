@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { IndexerStatus } from '../../model.js';
+import type { IndexerStatus, IndexingProgress, StageProgress } from '../../model.js';
 import { readIndexedHead } from '../../store/read/chain.js';
 import type { ApiRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
@@ -17,11 +17,33 @@ const IndexerSchema = Type.Object({
   new_heads: Type.Union([Type.Literal('websocket'), Type.Literal('polling')]),
 });
 
+const StageProgressSchema = Type.Object({
+  done: Type.Integer(),
+  total: Type.Integer(),
+  blocks_per_second: Type.Number(),
+  transactions_per_second: Nullable(Type.Number()),
+  seconds_left: Nullable(Type.Number()),
+});
+
 const Response = Type.Object({
   status: Type.Literal('ok'),
   indexed_head: Nullable(Type.Integer()),
   indexer: Nullable(IndexerSchema),
+  progress: Nullable(Type.Object({ catch_up: Nullable(StageProgressSchema), traces: Nullable(StageProgressSchema) })),
 });
+
+const stageView = (stage: StageProgress | null) =>
+  stage === null
+    ? null
+    : {
+        done: stage.done,
+        total: stage.total,
+        blocks_per_second: stage.blocksPerSecond,
+        transactions_per_second: stage.transactionsPerSecond,
+        seconds_left: stage.secondsLeft,
+      };
+
+const progressView = (progress: IndexingProgress) => ({ catch_up: stageView(progress.catchUp), traces: stageView(progress.traces) });
 
 const indexerView = (status: IndexerStatus) => ({
   phase: status.phase,
@@ -38,10 +60,11 @@ const indexerView = (status: IndexerStatus) => ({
 
 /**
  * 200 with the highest indexed block and, when an indexer runs beside the API, its state: whether
- * the node and the database answer it (with the failure while one does not) and its last failure.
+ * the node and the database answer it (with the failure while one does not), its last failure, and
+ * the pace of the catch-up and of the trace stage, as the progress bar or log line shows it.
  * 503 when the API cannot reach the database.
  */
-export const healthRoute: ApiRoute = (app, { db, indexerStatus }) => {
+export const healthRoute: ApiRoute = (app, { db, indexerStatus, progress }) => {
   app.get('/health', { schema: { response: { 200: Response } } }, async (_request, reply) => {
     const head = await readIndexedHead(db);
     void reply.header('cache-control', 'no-store');
@@ -49,6 +72,7 @@ export const healthRoute: ApiRoute = (app, { db, indexerStatus }) => {
       status: 'ok' as const,
       indexed_head: head,
       indexer: indexerStatus === null ? null : indexerView(indexerStatus),
+      progress: progress === null ? null : progressView(progress),
     };
   });
 };

@@ -163,6 +163,7 @@ function createIndexingContext(options: IndexerOptions, status: IndexerStatus, s
   const writes = createWriteQueue<BlockBundle>(async (bundles) => {
     await retry('writing blocks', () => writeBlockBundles(options.pool, bundles));
     status.blocksIndexed += bundles.length;
+    status.transactionsIndexed += bundles.reduce((sum, bundle) => sum + bundle.transactions.length, 0);
   });
   return { options, status, signal, retry, fetchBundles, exclusive: writes.exclusive, store: writes.store };
 }

@@ -12,6 +12,7 @@ export function initialStatus(batchSize: number): IndexerStatus {
     database: available(),
     lastError: null,
     blocksIndexed: 0,
+    transactionsIndexed: 0,
     batchSize,
     newHeads: 'polling',
   };
