@@ -89,7 +89,8 @@ export function registerMetrics(app: ApiApp, context: ApiContext, options: Metri
   collectDefaultMetrics({ register: registry, prefix: 'sextant_' });
   registerRequestMetrics(app, registry);
   const refresh = scrapedFigures(registry, context, options);
-  app.get(metricsPath, async (_request, reply) => {
+  // Prometheus's text, for scrapers: not an operation of the REST API's document.
+  app.get(metricsPath, { schema: { hide: true } }, async (_request, reply) => {
     await refresh();
     void reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
     return registry.metrics();
