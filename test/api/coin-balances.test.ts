@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { createPublicClient, createWalletClient, getAddress, http, parseEther, parseEventLogs, type Hash } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, http, parseEther, parseEventLogs, type Hash, type Hex } from 'viem';
 import { DemoCaller } from '../../src/demo/artifacts.js';
 import type { Address } from '../../src/model.js';
 import { startCoinBalanceStage } from '../../src/indexer/stages/coin-balance-stage.js';
@@ -12,6 +12,7 @@ import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
 import { type TestDatabase, createTestDatabase } from '../support/database.js';
 import { syntheticAddress } from '../support/synthetic-chain.js';
 import { type TokenChain, indexTokenChain, startTokenChain } from '../support/token-chain.js';
+import { waitForMined } from '../support/mined.js';
 import { waitFor } from '../support/wait.js';
 import { type RunningApi, collectList, startApi } from './http.js';
 
@@ -103,7 +104,10 @@ describe('native coin balances on the demo chain', () => {
     const [from, to] = accounts as [string, string];
     const before = await history(to);
     const amount = 123_456_789n;
-    await chain.client.request('eth_sendTransaction', [{ from, to, value: `0x${amount.toString(16)}` }]);
+    await waitForMined(
+      chain.client,
+      await chain.client.request<Hex>('eth_sendTransaction', [{ from, to, value: `0x${amount.toString(16)}` }]),
+    );
     const head = await nodeHead(chain);
     await indexTokenChain(chain, db);
     await balancesRead();
@@ -152,7 +156,7 @@ describe('native coin balances on the demo chain', () => {
   test('where the node no longer keeps the state of the indexed head, the marks wait for the head to move, and the stage is drained meanwhile', async () => {
     const [from, to] = accounts as [string, string];
     await stage.stop();
-    await chain.client.request('eth_sendTransaction', [{ from, to, value: '0x1' }]);
+    await waitForMined(chain.client, await chain.client.request<Hex>('eth_sendTransaction', [{ from, to, value: '0x1' }]));
     await indexTokenChain(chain, db);
     const indexed = await nodeHead(chain);
     // anvil --prune-history keeps the state of its head alone: that of the indexed head is gone.

@@ -194,7 +194,9 @@ const allResults = (q: string) => collectList(api, '/api/v2/search', { q });
 
 /** The expected order of tokens: most holders first (as each token's page counts them), then name, then address. */
 async function rankedTokens(addresses: Address[]): Promise<string[]> {
-  const tokens = await Promise.all(addresses.map(async (address) => ({ address, ...(await ok(`/api/v2/tokens/${address}`)) })));
+  // One at a time: all at once would queue more requests than the API lets wait on its four connections.
+  const tokens = [];
+  for (const address of addresses) tokens.push({ address, ...(await ok(`/api/v2/tokens/${address}`)) });
   tokens.sort(
     (a, b) =>
       Number(b.holders_count) - Number(a.holders_count) ||

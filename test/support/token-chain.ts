@@ -1,10 +1,11 @@
-import { createPublicClient, createWalletClient, decodeEventLog, http, parseAbi, toEventSelector, type Address, type Hex } from 'viem';
+import { createWalletClient, decodeEventLog, http, parseAbi, toEventSelector, type Address, type Hex } from 'viem';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { DemoERC1155 } from '../../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
 import { startIndexer } from '../../src/indexer/blocks/indexer.js';
 import type { TestDatabase } from './database.js';
+import { waitForMined } from './mined.js';
 import { testIndexerOptions } from './indexer-options.js';
 
 /**
@@ -48,47 +49,18 @@ export interface TokenChain {
   transfers: NodeTransfer[];
 }
 
-const RECEIPT_TIMEOUT_MS = 30_000;
-/** How long a transaction may sit in anvil's pool before it is mined by hand. */
-const AUTOMINE_GRACE_MS = 5_000;
-
-/**
- * Waits for a transaction's receipt. anvil mines each transaction as it comes, but on a loaded machine
- * it has been seen to leave one in its pool, ready, with no block following; after a grace period
- * that transaction is mined with `evm_mine`. A receipt still missing after that is a failure that
- * names the pool's status.
- */
-async function waitForMined(rpcUrl: string, what: string, hash: Hex): Promise<void> {
-  const client = createPublicClient({ transport: http(rpcUrl) });
-  const rpc = createRpcClient({ url: rpcUrl });
-  const receipt = () => client.waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: AUTOMINE_GRACE_MS });
-  try {
-    await receipt();
-    return;
-  } catch {
-    await rpc.request('evm_mine', []);
-  }
-  await client.waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: RECEIPT_TIMEOUT_MS }).catch(async (error: unknown) => {
-    const pool = await rpc.request<unknown>('txpool_status', []).catch((e: unknown) => String(e));
-    throw new Error(`${what} (${hash}) was not mined within ${RECEIPT_TIMEOUT_MS} ms; anvil's pool: ${JSON.stringify(pool)}`, {
-      cause: error,
-    });
-  });
-}
-
 async function sendBatches(rpcUrl: string, scenario: ScenarioResult): Promise<void> {
   const { carol, dave, deployer } = scenario.accounts;
   const wallet = createWalletClient({ transport: http(rpcUrl) });
+  const client = createRpcClient({ url: rpcUrl });
   const call = { address: scenario.contracts.erc1155, abi: DemoERC1155.abi, chain: null } as const;
   const ones = batchIds.map(() => 1n);
   await waitForMined(
-    rpcUrl,
-    'the batch mint',
+    client,
     await wallet.writeContract({ ...call, account: deployer, functionName: 'mintBatch', args: [carol, batchIds, ones, '0x'] }),
   );
   await waitForMined(
-    rpcUrl,
-    'the batch transfer',
+    client,
     await wallet.writeContract({
       ...call,
       account: carol,
@@ -97,8 +69,7 @@ async function sendBatches(rpcUrl: string, scenario: ScenarioResult): Promise<vo
     }),
   );
   await waitForMined(
-    rpcUrl,
-    'the batch mint listing an id twice',
+    client,
     await wallet.writeContract({
       ...call,
       account: deployer,
@@ -107,8 +78,7 @@ async function sendBatches(rpcUrl: string, scenario: ScenarioResult): Promise<vo
     }),
   );
   await waitForMined(
-    rpcUrl,
-    'the batch transfer listing an id twice',
+    client,
     await wallet.writeContract({
       ...call,
       account: carol,
