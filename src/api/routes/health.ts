@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { IndexerStatus } from '../../model.js';
 import { readIndexedHead } from '../../store/read/chain.js';
+import { type ReplicaState, readReplicaState } from '../../store/read/replication.js';
 import type { ApiRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
 
@@ -17,10 +18,18 @@ const IndexerSchema = Type.Object({
   new_heads: Type.Union([Type.Literal('websocket'), Type.Literal('polling')]),
 });
 
+const ReplicaSchema = Type.Object({
+  lag_seconds: Nullable(Type.Number()),
+  received_lsn: Nullable(Type.String()),
+  replayed_lsn: Nullable(Type.String()),
+  replay_backlog_bytes: Nullable(Type.Integer()),
+});
+
 const Response = Type.Object({
   status: Type.Literal('ok'),
   indexed_head: Nullable(Type.Integer()),
   indexer: Nullable(IndexerSchema),
+  replica: Nullable(ReplicaSchema),
 });
 
 const indexerView = (status: IndexerStatus) => ({
@@ -36,19 +45,28 @@ const indexerView = (status: IndexerStatus) => ({
   new_heads: status.newHeads,
 });
 
+const replicaView = (state: ReplicaState) => ({
+  lag_seconds: state.lagSeconds,
+  received_lsn: state.receivedLsn,
+  replayed_lsn: state.replayedLsn,
+  replay_backlog_bytes: state.replayBacklogBytes,
+});
+
 /**
  * 200 with the highest indexed block and, when an indexer runs beside the API, its state: whether
- * the node and the database answer it (with the failure while one does not) and its last failure.
+ * the node and the database answer it (with the failure while one does not) and its last failure;
+ * when the API reads a streaming replica, how far that replica is behind.
  * 503 when the API cannot reach the database.
  */
 export const healthRoute: ApiRoute = (app, { db, indexerStatus }) => {
   app.get('/health', { schema: { response: { 200: Response } } }, async (_request, reply) => {
-    const head = await readIndexedHead(db);
+    const [head, replica] = await Promise.all([readIndexedHead(db), readReplicaState(db)]);
     void reply.header('cache-control', 'no-store');
     return {
       status: 'ok' as const,
       indexed_head: head,
       indexer: indexerStatus === null ? null : indexerView(indexerStatus),
+      replica: replica === null ? null : replicaView(replica),
     };
   });
 };
