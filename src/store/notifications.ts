@@ -13,6 +13,8 @@ export type ChainChange =
   | { kind: 'balances'; blockNumber: number };
 
 const channel = 'sextant_chain_changes';
+/** The application_name of the listening connection, unless its settings name one. */
+export const listenerName = 'sextant change listener';
 
 /** Tells listeners of a change when the transaction `client` runs in commits (at once outside one). */
 export async function notifyChange(client: pg.ClientBase, change: ChainChange): Promise<void> {
@@ -44,7 +46,11 @@ export interface ChangeListener {
 export interface ChangeListenerOptions {
   /** How the connection is made: the pool's own settings. */
   connection: pg.ClientConfig;
-  onChange(change: ChainChange): void;
+  /**
+   * A change, with the writer's WAL position once it committed (null when it could not be read): a
+   * reader of a streaming replica waits until the replica has replayed that far before reading it.
+   */
+  onChange(change: ChainChange, walPosition: string | null): void;
   /** A lost connection, before it is made again after `reconnectDelayMs` (changes meanwhile are missed). */
   onError(error: Error): void;
   reconnectDelayMs?: number;
@@ -61,10 +67,16 @@ export async function listenForChanges(options: ChangeListenerOptions): Promise<
   let retry: NodeJS.Timeout | null = null;
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client(options.connection);
+    // Named, so that an operator (and a test) tells it from the pools' connections in pg_stat_activity.
+    const next = new pg.Client({ application_name: listenerName, ...options.connection });
     next.on('notification', (message) => {
       const change = parseChange(message.payload);
-      if (change !== null) options.onChange(change);
+      if (change === null) return;
+      // Queries on one connection answer in order, so changes keep theirs.
+      next.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn').then(
+        ({ rows }) => options.onChange(change, rows[0]!.lsn),
+        () => options.onChange(change, null),
+      );
     });
     next.on('error', (error) => lost(next, error));
     next.on('end', () => lost(next, new Error('the change listener connection ended')));

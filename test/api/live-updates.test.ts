@@ -6,6 +6,7 @@ import { startIndexer } from '../../src/indexer/blocks/indexer.js';
 import type { Hex, PoolTransaction } from '../../src/model.js';
 import { saveCoinBalances } from '../../src/store/coin-balances.js';
 import { replacePendingTransactions } from '../../src/store/pending-transactions.js';
+import { listenerName } from '../../src/store/notifications.js';
 import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
 import { assertConformsToComponent } from '../support/openapi-conformance.js';
@@ -183,7 +184,7 @@ test('a lost listener connection is made again, and pushes go on', async () => {
     await client.join('blocks:new_block');
     const { rows } = await db.pool.query<{ terminated: boolean }>(
       `SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
-       WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
+       WHERE datname = current_database() AND application_name = '${listenerName}'`,
     );
     assert.deepEqual(
       rows.map((r) => r.terminated),
@@ -192,8 +193,8 @@ test('a lost listener connection is made again, and pushes go on', async () => {
     );
     await waitFor(
       async () =>
-        ((await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`)).rowCount ??
-          0) === 1,
+        ((await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${listenerName}'`))
+          .rowCount ?? 0) === 1,
       'the listener is back',
       { timeoutMs: 30_000 },
     );

@@ -76,9 +76,13 @@ export interface RunningSextant {
   stop(): Promise<number | null>;
 }
 
-/** Starts `sextant start` from source and waits until it says where the API listens. */
-export async function startSextant(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningSextant> {
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'start'], {
+/** Starts `sextant start` (or `serve`) from source and waits until it says where the API listens. */
+export async function startSextant(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  command: 'start' | 'serve' = 'start',
+): Promise<RunningSextant> {
+  const child = spawn(process.execPath, ['--import', 'tsx', cli, command], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

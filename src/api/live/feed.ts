@@ -1,9 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Address } from '../../model.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainChange } from '../../store/notifications.js';
 import { type BlockRange, countTransactionsBetween, listConsensusBlocksBetween } from '../../store/read/blocks.js';
 import { readChainTiming } from '../../store/read/chain.js';
 import { listCoinBalancesAt } from '../../store/read/coin-balances.js';
+import { hasReplayed } from '../../store/read/replication.js';
 import type { Db } from '../../store/read/sql.js';
 import { listAddressesTokenTransfersBetween } from '../../store/read/token-transfers.js';
 import { listAddressesTransactionsBetween } from '../../store/read/transactions.js';
@@ -20,6 +22,9 @@ const blocksPerChange = 10;
 const itemsPerChange = 50;
 /** Changes waiting to be read; past this, the oldest waiting are skipped (a client then misses them, as after a reconnect). */
 const maxWaiting = 100;
+/** How long a change waits for a streaming replica to replay it, and how often that is checked. */
+const replayWaitMs = 10_000;
+const replayPollMs = 20;
 
 /** The topics, as clients spelled them, of each watched address (lower case) under one prefix. */
 function watchedAddresses(hub: LiveHub, prefix: string): Map<Address, string[]> {
@@ -112,6 +117,16 @@ async function pushBalances(db: Db, hub: LiveHub, blockNumber: number): Promise<
   }
 }
 
+/**
+ * Waits until the database read shows the writes up to `walPosition`: the notification comes from the
+ * primary at its commit, and a streaming replica replays it a moment later. Past replayWaitMs the
+ * change is read anyway (what is not there yet is then missed, as after a reconnect).
+ */
+async function replayed(db: Db, walPosition: string): Promise<void> {
+  const deadline = Date.now() + replayWaitMs;
+  while (!(await hasReplayed(db, walPosition)) && Date.now() < deadline) await sleep(replayPollMs);
+}
+
 async function push(db: Db, hub: LiveHub, change: ChainChange): Promise<void> {
   switch (change.kind) {
     case 'blocks':
@@ -131,18 +146,23 @@ async function push(db: Db, hub: LiveHub, change: ChainChange): Promise<void> {
  * What turns the writers' notifications into pushes: each change is read once, whatever the number of
  * clients, one change at a time, in the order they came.
  */
-export function liveFeed(db: Db, hub: LiveHub, log: FastifyBaseLogger): (change: ChainChange) => void {
-  const waiting: ChainChange[] = [];
+export function liveFeed(db: Db, hub: LiveHub, log: FastifyBaseLogger): (change: ChainChange, walPosition: string | null) => void {
+  const waiting: { change: ChainChange; walPosition: string | null }[] = [];
   let running = false;
+  const send = async (change: ChainChange, walPosition: string | null): Promise<void> => {
+    if (walPosition !== null) await replayed(db, walPosition);
+    await push(db, hub, change);
+  };
   const drain = async (): Promise<void> => {
     running = true;
-    for (let change = waiting.shift(); change !== undefined; change = waiting.shift()) {
-      await push(db, hub, change).catch((error: Error) => log.warn(`live update of ${change?.kind} not sent: ${error.message}`));
+    for (let next = waiting.shift(); next !== undefined; next = waiting.shift()) {
+      const { change, walPosition } = next;
+      await send(change, walPosition).catch((error: Error) => log.warn(`live update of ${change.kind} not sent: ${error.message}`));
     }
     running = false;
   };
-  return (change) => {
-    waiting.push(change);
+  return (change, walPosition) => {
+    waiting.push({ change, walPosition });
     if (waiting.length > maxWaiting) waiting.shift();
     if (!running) void drain();
   };

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { IndexerStatus, IndexingProgress, StageProgress } from '../../model.js';
 import { readIndexedHead } from '../../store/read/chain.js';
+import { type ReplicaState, readReplicaState } from '../../store/read/replication.js';
 import type { ApiRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
 
@@ -25,11 +26,19 @@ const StageProgressSchema = Type.Object({
   seconds_left: Nullable(Type.Number()),
 });
 
+const ReplicaSchema = Type.Object({
+  lag_seconds: Nullable(Type.Number()),
+  received_lsn: Nullable(Type.String()),
+  replayed_lsn: Nullable(Type.String()),
+  replay_backlog_bytes: Nullable(Type.Integer()),
+});
+
 const Response = Type.Object({
   status: Type.Literal('ok'),
   indexed_head: Nullable(Type.Integer()),
   indexer: Nullable(IndexerSchema),
   progress: Nullable(Type.Object({ catch_up: Nullable(StageProgressSchema), traces: Nullable(StageProgressSchema) })),
+  replica: Nullable(ReplicaSchema),
 });
 
 const stageView = (stage: StageProgress | null) =>
@@ -58,21 +67,30 @@ const indexerView = (status: IndexerStatus) => ({
   new_heads: status.newHeads,
 });
 
+const replicaView = (state: ReplicaState) => ({
+  lag_seconds: state.lagSeconds,
+  received_lsn: state.receivedLsn,
+  replayed_lsn: state.replayedLsn,
+  replay_backlog_bytes: state.replayBacklogBytes,
+});
+
 /**
  * 200 with the highest indexed block and, when an indexer runs beside the API, its state: whether
- * the node and the database answer it (with the failure while one does not), its last failure, and
- * the pace of the catch-up and of the trace stage, as the progress bar or log line shows it.
+ * the node and the database answer it (with the failure while one does not), its last failure,
+ * the pace of the catch-up and of the trace stage, as the progress bar or log line shows it, and,
+ * when the API reads a streaming replica, how far that replica is behind.
  * 503 when the API cannot reach the database.
  */
 export const healthRoute: ApiRoute = (app, { db, indexerStatus, progress }) => {
   app.get('/health', { schema: { response: { 200: Response } } }, async (_request, reply) => {
-    const head = await readIndexedHead(db);
+    const [head, replica] = await Promise.all([readIndexedHead(db), readReplicaState(db)]);
     void reply.header('cache-control', 'no-store');
     return {
       status: 'ok' as const,
       indexed_head: head,
       indexer: indexerStatus === null ? null : indexerView(indexerStatus),
       progress: progress === null ? null : progressView(progress),
+      replica: replica === null ? null : replicaView(replica),
     };
   });
 };
