@@ -1,11 +1,12 @@
+import { inLockOrder } from './lock-order.js';
 import type { PoolClient } from 'pg';
 import type { Address } from '../model.js';
 import { byteaFromHex } from './encode.js';
 
 /** Marks addresses as contracts in `addresses` (a new row where there is none), inside the writer's transaction. */
 export async function markContracts(client: PoolClient, addresses: readonly Address[]): Promise<void> {
-  // Sorted, so that concurrent writers lock rows in the same order.
-  const contracts = [...new Set(addresses)].sort();
+  // Sorted as their bytes are (lowercase hex), so that concurrent writers lock rows in the same order.
+  const contracts = [...new Set(addresses.map((a) => a.toLowerCase() as Address))].sort(inLockOrder);
   if (contracts.length === 0) return;
   await client.query(
     `INSERT INTO addresses (hash, is_contract) SELECT unnest($1::bytea[]), true
