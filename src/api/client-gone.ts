@@ -1,15 +1,24 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type pg from 'pg';
+import { type BackendKey, cancelStatement } from '../store/cancel.js';
 import type { Db } from '../store/read/sql.js';
 import type { ApiApp } from './route.js';
 
 /**
- * Work for a client that has gone away is not started: a request whose connection closed while it
- * waited (for the event loop, for a database connection) runs no more queries. The request a handler
- * serves is known to the database wrapper below through the handler's async context.
+ * Work for a client that has gone away is not done: a request whose connection closed while it
+ * waited (for the event loop, for a database connection) runs no more queries (a connection it was
+ * waiting for goes back to the pool unused: pg-pool cannot drop a waiter from its queue), and its
+ * running statement is cancelled. The request a handler serves is known to the
+ * database wrapper below through the handler's async context.
  */
-const currentRequest = new AsyncLocalStorage<IncomingMessage>();
+interface RequestContext {
+  socket: Socket | null;
+  /** Fastify's: aborted when the connection closes before the answer is sent. */
+  gone: AbortSignal;
+}
+
+const currentRequest = new AsyncLocalStorage<RequestContext>();
 
 /** A request whose client closed its connection: nobody reads the answer (nginx's 499). */
 export class ClientGoneError extends Error {
@@ -26,21 +35,25 @@ export function trackRequests(app: ApiApp): void {
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
     route.handler = function (request, reply) {
-      return currentRequest.run(request.raw, () => handler.call(this, request, reply));
+      const context = { socket: request.raw.socket ?? null, gone: request.signal };
+      return currentRequest.run(context, () => handler.call(this, request, reply));
     };
   });
 }
 
-function throwIfClientGone(): void {
-  if (currentRequest.getStore()?.socket?.destroyed === true) throw new ClientGoneError();
+function throwIfClientGone(context: RequestContext | undefined): void {
+  if (context !== undefined && (context.gone.aborted || context.socket?.destroyed === true)) throw new ClientGoneError();
 }
 
 /** A pool the checks can also look at between the wait for a connection and the query, and whose queue they can see. */
 type Pool = Db & {
-  connect?(): Promise<Db & Pick<pg.PoolClient, 'release' | 'on' | 'off'>>;
+  connect?(): Promise<PoolClient>;
   waitingCount?: number;
   options?: { max?: number };
 };
+
+/** A connection of the pool, whose statement can be cancelled when it has the backend's key. */
+type PoolClient = Db & Pick<pg.PoolClient, 'release' | 'on' | 'off'> & BackendKey;
 
 /** Requests waiting for a connection, per connection, beyond which a request is refused at once. */
 const WAITING_PER_CONNECTION = 10;
@@ -55,28 +68,73 @@ export class PoolSaturatedError extends Error {
   }
 }
 
-function throwIfSaturated(pool: Pool): void {
+/** `abandoned`: waiters whose client has left, which hand their connection straight back and so do not count. */
+function throwIfSaturated(pool: Pool, abandoned: number): void {
   const max = pool.options?.max;
-  if (max !== undefined && (pool.waitingCount ?? 0) >= WAITING_PER_CONNECTION * max) throw new PoolSaturatedError();
+  if (max !== undefined && (pool.waitingCount ?? 0) - abandoned >= WAITING_PER_CONNECTION * max) throw new PoolSaturatedError();
+}
+
+/**
+ * The statement's result; when the client goes while it runs, the statement is cancelled and the
+ * query fails with ClientGoneError. Settles only once the cancel has reached the server, so that the
+ * connection goes back to the pool before a late cancel could hit the next request's statement.
+ */
+async function queryUnlessGone(
+  context: RequestContext | undefined,
+  client: PoolClient,
+  text: string,
+  values: unknown[] | undefined,
+): Promise<pg.QueryResult> {
+  let cancelled: Promise<void> | undefined;
+  const cancel = () => {
+    cancelled = cancelStatement(client);
+  };
+  context?.gone.addEventListener('abort', cancel, { once: true });
+  try {
+    return await client.query(text, values);
+  } catch (error) {
+    throw cancelled === undefined ? error : new ClientGoneError();
+  } finally {
+    context?.gone.removeEventListener('abort', cancel);
+    await cancelled;
+  }
 }
 
 /**
  * `pool`, whose queries fail with ClientGoneError instead of running once their request's client is
- * gone, and with PoolSaturatedError instead of queueing behind more than a few waiting requests per connection.
+ * gone, and with PoolSaturatedError instead of queueing behind more than a few waiting requests per
+ * connection (of clients still there: the first request after a burst is not refused for the burst's).
  */
 export function clientAwareDb(pool: Pool): Db {
+  let abandoned = 0;
+  /** A connection of the pool; while waiting for it, counted among the abandoned waiters once the client leaves. */
+  async function connect(connecting: Promise<PoolClient>, context: RequestContext | undefined): Promise<PoolClient> {
+    let left = false;
+    const leave = () => {
+      left = true;
+      abandoned += 1;
+    };
+    context?.gone.addEventListener('abort', leave, { once: true });
+    try {
+      return await connecting;
+    } finally {
+      context?.gone.removeEventListener('abort', leave);
+      if (left) abandoned -= 1;
+    }
+  }
   return {
     async query(text, values) {
-      throwIfClientGone();
-      throwIfSaturated(pool);
+      const context = currentRequest.getStore();
+      throwIfClientGone(context);
+      throwIfSaturated(pool, abandoned);
       if (pool.connect === undefined) return pool.query(text, values);
-      const client = await pool.connect();
+      const client = await connect(pool.connect(), context);
       // A connection that breaks fails the query; its 'error' event, which the pool hears only of idle connections, must not end the process.
       const ignore = () => undefined;
       client.on('error', ignore);
       try {
-        throwIfClientGone();
-        return await client.query(text, values);
+        throwIfClientGone(context);
+        return await queryUnlessGone(context, client, text, values);
       } finally {
         client.off('error', ignore);
         client.release();

@@ -7,6 +7,7 @@ import type { IndexerStatus, IndexingProgress } from '../model.js';
 import { type ChangeListenerOptions, listenForChanges } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
 import { clientAwareDb, trackRequests } from './client-gone.js';
+import { eventLoopStillLags } from './load-shedding.js';
 import { registerCaching } from './caching.js';
 import { registerCompression } from './compression.js';
 import { registerCors } from './cors.js';
@@ -172,14 +173,17 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerErrorHandling(app);
-  if (options.maxEventLoopDelayMs != null) {
+  const maxEventLoopDelayMs = options.maxEventLoopDelayMs;
+  if (maxEventLoopDelayMs != null) {
     // Event loop delay, not utilisation: the indexer beside the API keeps the loop busy while every
     // request is still served at once; a delay is what a waiting request pays.
     await app.register(underPressure, {
-      maxEventLoopDelay: options.maxEventLoopDelayMs,
+      maxEventLoopDelay: maxEventLoopDelayMs,
       sampleInterval: 250,
       // Answered here; Fastify goes no further with a request once its answer is sent.
-      pressureHandler: (_request, reply) => void sendUnavailable(reply, 'The server is overloaded; try again shortly.'),
+      pressureHandler: async (_request, reply) => {
+        if (await eventLoopStillLags(maxEventLoopDelayMs)) void sendUnavailable(reply, 'The server is overloaded; try again shortly.');
+      },
     });
   }
   trackRequests(app);

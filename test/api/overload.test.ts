@@ -159,6 +159,36 @@ test('while the event loop lags beyond maxEventLoopDelayMs, requests are a quick
   }
 });
 
+test('the first request once the event loop has caught up is served, though the last sample of the delay still shows the lag', async () => {
+  const app = await buildApi({ pool: db.pool, maxEventLoopDelayMs: 100 });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${listeningPort(app)}/api/v2/blocks`;
+  try {
+    let lagging = true;
+    const lag = (async () => {
+      while (lagging) {
+        const busyUntil = Date.now() + 300;
+        while (Date.now() < busyUntil);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    try {
+      await waitFor(async () => (await fetch(url)).status === 503, 'a 503 while the event loop lags', {
+        timeoutMs: 30_000,
+        intervalMs: 20,
+      });
+    } finally {
+      lagging = false;
+      await lag;
+    }
+    const { eventLoopDelay } = (app as unknown as { memoryUsage(): { eventLoopDelay: number } }).memoryUsage();
+    assert.ok(eventLoopDelay > 100, `the last sample still shows the lag (${eventLoopDelay} ms)`);
+    assert.equal((await fetch(url)).status, 200);
+  } finally {
+    await app.close();
+  }
+});
+
 test('a request whose client has gone runs no query once a connection is free', async () => {
   const pool = new pg.Pool({ connectionString: db.url, max: 1 });
   let queries = 0;
@@ -203,5 +233,88 @@ test('a request whose client has gone runs no query once a connection is free', 
   } finally {
     await app.close();
     await pool.end();
+  }
+});
+
+/** A request sent on a socket of its own, which the test closes to play a client that leaves. */
+function leavingClient(port: number, path: string): { leave(): void } {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+  return { leave: () => socket.destroy() };
+}
+
+function listeningPort(app: Awaited<ReturnType<typeof buildApi>>): number {
+  return (app.server.address() as { port: number }).port;
+}
+
+test("a running statement whose request's client leaves is cancelled within a second, and its connection serves the next request", async () => {
+  const { apiPool } = await open({ apiPoolSize: '1', apiStatementTimeoutMs: '60000' });
+  const app = await buildApi({ pool: apiPool });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const locker = await db.pool.connect();
+  const waitingOnLock = async () =>
+    (
+      await db.pool.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock' AND query LIKE '%FROM blocks%'",
+      )
+    ).rows;
+  try {
+    await locker.query('BEGIN; LOCK TABLE blocks IN ACCESS EXCLUSIVE MODE');
+    const client = leavingClient(listeningPort(app), '/api/v2/blocks');
+    await waitFor(async () => (await waitingOnLock()).length === 1, "the API's statement waiting for the lock");
+    const [{ pid }] = (await waitingOnLock()) as [{ pid: number }];
+    client.leave();
+    const left = performance.now();
+    await waitFor(
+      async () => (await db.pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid])).rowCount === 0,
+      'the statement cancelled',
+      { timeoutMs: 5_000, intervalMs: 20 },
+    );
+    assert.ok(performance.now() - left < 1_000, `cancelled ${Math.round(performance.now() - left)} ms after the client left`);
+    // The lock is still held: the one connection came back to the pool and answers from the next request.
+    await waitFor(async () => apiPool.idleCount === 1, 'the connection back in the pool');
+    const lockerStillHolds = await db.pool.query(
+      "SELECT 1 FROM pg_locks WHERE relation = 'blocks'::regclass AND mode = 'AccessExclusiveLock' AND granted",
+    );
+    assert.equal(lockerStillHolds.rowCount, 1);
+    await locker.query('ROLLBACK');
+    const response = await fetch(`http://127.0.0.1:${listeningPort(app)}/api/v2/blocks`);
+    assert.equal(response.status, 200);
+    assert.equal(
+      (await db.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount,
+      1,
+      'the same backend, not a new connection',
+    );
+  } finally {
+    await locker.query('ROLLBACK');
+    locker.release();
+    await app.close();
+  }
+});
+
+test('waiting requests whose clients have left do not count toward the bound of ten per connection', async () => {
+  const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '60000' });
+  const app = await buildApi({ pool: apiPool });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const held = await apiPool.connect();
+  let released = false;
+  try {
+    const leaving = Array.from({ length: 10 }, () => leavingClient(listeningPort(app), '/api/v2/blocks'));
+    await waitFor(async () => apiPool.waitingCount === 10, 'ten requests waiting for the connection');
+    for (const client of leaving) client.leave();
+    await waitFor(
+      () => new Promise<boolean>((resolve) => app.server.getConnections((_error, count) => resolve(count === 0))),
+      'the server seeing the clients go',
+    );
+    assert.equal(apiPool.waitingCount, 10, "still in pg-pool's queue");
+    const staying = fetch(`http://127.0.0.1:${listeningPort(app)}/api/v2/blocks`);
+    await waitFor(async () => apiPool.waitingCount === 11, 'the staying request queued, not refused');
+    held.release();
+    released = true;
+    assert.equal((await staying).status, 200);
+  } finally {
+    if (!released) held.release();
+    await app.close();
   }
 });
