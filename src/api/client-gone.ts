@@ -69,9 +69,20 @@ export class PoolSaturatedError extends Error {
 }
 
 /** `abandoned`: waiters whose client has left, which hand their connection straight back and so do not count. */
-function throwIfSaturated(pool: Pool, abandoned: number): void {
+function saturated(pool: Pool, abandoned: number): boolean {
   const max = pool.options?.max;
-  if (max !== undefined && (pool.waitingCount ?? 0) - abandoned >= WAITING_PER_CONNECTION * max) throw new PoolSaturatedError();
+  return max !== undefined && (pool.waitingCount ?? 0) - abandoned >= WAITING_PER_CONNECTION * max;
+}
+
+/**
+ * Refuses a request when the pool's queue is full. A queue that looks full is looked at again one
+ * turn of the event loop later: right after a burst, the closes of its connections may be read only
+ * after the next request, and until then their waiters still count.
+ */
+async function refuseIfSaturated(pool: Pool, abandoned: () => number): Promise<void> {
+  if (!saturated(pool, abandoned())) return;
+  await new Promise((resolve) => setImmediate(resolve));
+  if (saturated(pool, abandoned())) throw new PoolSaturatedError();
 }
 
 /**
@@ -126,7 +137,7 @@ export function clientAwareDb(pool: Pool): Db {
     async query(text, values) {
       const context = currentRequest.getStore();
       throwIfClientGone(context);
-      throwIfSaturated(pool, abandoned);
+      await refuseIfSaturated(pool, () => abandoned);
       if (pool.connect === undefined) return pool.query(text, values);
       const client = await connect(pool.connect(), context);
       // A connection that breaks fails the query; its 'error' event, which the pool hears only of idle connections, must not end the process.
