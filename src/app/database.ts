@@ -24,6 +24,15 @@ function logIdleErrors(pool: pg.Pool, logger: Logger): pg.Pool {
 }
 
 /**
+ * Ends the pools. Their end() resolves before their connections have closed, and a server stopped
+ * right after terminates those: expected then, so no longer reported as a lost connection.
+ */
+async function endPools(...pools: pg.Pool[]): Promise<void> {
+  for (const pool of pools) pool.removeAllListeners('error').on('error', () => undefined);
+  await Promise.all(pools.map((pool) => pool.end()));
+}
+
+/**
  * The API's pool: every transaction read-only (a role of its own, DATABASE_READ_ONLY_API_URL, makes
  * that the server's rule too), a statement that runs longer than API_STATEMENT_TIMEOUT_MS cancelled,
  * and a request that waits longer than API_POOL_WAIT_MS for a connection refused, so that an overload
@@ -69,7 +78,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
       embedded: true,
       failed: server.failed,
       async close() {
-        await Promise.all([pool.end(), apiPool.end()]);
+        await endPools(pool, apiPool);
         await server.stop();
       },
     };
@@ -80,7 +89,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   );
   const apiUrl = config.databaseReadOnlyApiUrl ?? config.databaseUrl;
   const apiPool = openApiPool(apiUrl, config, logger);
-  const close = () => Promise.all([pool.end(), apiPool.end()]).then(() => undefined);
+  const close = () => endPools(pool, apiPool);
   for (const [url, checked] of [
     [config.databaseUrl, pool],
     [apiUrl, apiPool],
