@@ -43,12 +43,16 @@ function balanceDeltas(transfers: readonly TokenTransferRecord[], direction: 1n 
   return [...deltas].sort(byKey).map(([, d]) => d);
 }
 
+/** The kinds of Transfer an ERC-404 contract emits. */
+const hybridKinds: ReadonlySet<TokenType> = new Set(['ERC-20', 'ERC-721', 'ERC-404']);
+
 async function recordTokens(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   const types = new Map<Address, TokenType>();
   for (const t of transfers) {
     const seen = types.get(t.tokenAddress);
-    const bothKinds = (seen === 'ERC-20' && t.tokenType === 'ERC-721') || (seen === 'ERC-721' && t.tokenType === 'ERC-20');
-    types.set(t.tokenAddress, bothKinds ? 'ERC-404' : t.tokenType);
+    // A contract seen with more than one of these kinds is ERC-404; with any other mix, the first kind seen stays, as across batches.
+    const mixed = seen !== undefined && seen !== t.tokenType && hybridKinds.has(seen) && hybridKinds.has(t.tokenType);
+    types.set(t.tokenAddress, mixed ? 'ERC-404' : (seen ?? t.tokenType));
   }
   if (types.size === 0) return;
   const addresses = [...types.keys()].sort();

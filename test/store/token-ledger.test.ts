@@ -434,3 +434,17 @@ test('each NFT id counts its transfer logs, whatever the order of the writes, an
   assert.deepEqual(await counts(), [`${hex(counted)} 20 2`, `${hex(kinds)} 5 2`, `${hex(kinds)} 6 1`].sort());
   assert.deepEqual(await instanceTransferCountMismatches(db.pool), []);
 });
+
+test('a contract with ERC-20, then ERC-721, then ERC-20 transfers in one write is ERC-404, as in separate writes', async () => {
+  const hybrid = syntheticAddress('hybrid-in-one-write');
+  const bundles = withTransfers(syntheticChain({ from: 700n, to: 702n, transactionsPerBlock: () => 1, salt: 'hybrid' }), [
+    [[hybrid, 'ERC-20', zero, alice, 10n, null]],
+    [[hybrid, 'ERC-721', zero, bob, 1n, 5n]],
+    [[hybrid, 'ERC-20', alice, bob, 1n, null]],
+  ]);
+  await writeBlockBundles(db.pool, bundles);
+  const { rows } = await db.pool.query<{ type: string }>('SELECT type FROM tokens WHERE address = $1', [
+    Buffer.from(hybrid.slice(2), 'hex'),
+  ]);
+  assert.equal(rows[0]?.type, 'ERC-404');
+});
