@@ -113,6 +113,20 @@ export async function nodeFloor(nodeUrl: string, head: number, batching: Batchin
 
 const COPY_CHUNK_BLOCKS = 500;
 
+/** The generated chain's blocks and traces, `chunk` blocks at a time, decoded by the indexer's own code without a node. */
+export async function* generatedBlocks(
+  chain: ChainGenerator,
+  chunk: number,
+): AsyncGenerator<{ bundles: BlockBundle[]; traces: BlockTraces[] }> {
+  const client = createInProcessClient(chain);
+  const capabilities = await detectCapabilities(client);
+  for (let from = 0; from <= chain.head; from += chunk) {
+    const numbers = Array.from({ length: Math.min(chunk, chain.head - from + 1) }, (_, i) => BigInt(from + i));
+    const bundles = (await fetchBlocks(client, capabilities, numbers)).map(decodeBlock);
+    yield { bundles, traces: await tracesOf(client, capabilities.traceMethod, bundles) };
+  }
+}
+
 /**
  * The database limit: the primary rows the indexer writes (blocks, transactions, withdrawals, token
  * transfers, internal transactions), encoded as the indexer encodes them, then COPYed straight into the
@@ -120,14 +134,9 @@ const COPY_CHUNK_BLOCKS = 500;
  * chain is generated and encoded between them.
  */
 export async function copyFloor(pool: Pool, chain: ChainGenerator): Promise<FloorResult> {
-  const client = createInProcessClient(chain);
-  const capabilities = await detectCapabilities(client);
   const rows = noRows();
   let seconds = 0;
-  for (let from = 0; from <= chain.head; from += COPY_CHUNK_BLOCKS) {
-    const numbers = Array.from({ length: Math.min(COPY_CHUNK_BLOCKS, chain.head - from + 1) }, (_, i) => BigInt(from + i));
-    const bundles = (await fetchBlocks(client, capabilities, numbers)).map(decodeBlock);
-    const traces = await tracesOf(client, capabilities.traceMethod, bundles);
+  for await (const { bundles, traces } of generatedBlocks(chain, COPY_CHUNK_BLOCKS)) {
     const sets = [...blockRowSets(bundles), internalTransactionRowSet(traces)];
     const started = performance.now();
     await inTransaction(pool, async (connection) => {

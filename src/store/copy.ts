@@ -4,17 +4,24 @@ import { from as copyFrom } from 'pg-copy-streams';
 /** A CSV cell: null is SQL NULL; strings are quoted when needed. */
 export type Cell = string | null;
 
-function csvCell(value: Cell): string {
+/**
+ * A free-text field of COPY CSV input: an unquoted empty field is NULL, so the empty string is quoted,
+ * and so is text with a quote, a comma or a line break. Hex, numbers and timestamps never need this.
+ */
+export function csvText(value: Cell): string {
   if (value === null) return '';
   if (value === '' || /[",\r\n]/.test(value)) return `"${value.replaceAll('"', '""')}"`;
   return value;
 }
 
-/** Rows for one table, with the columns they fill. */
+/** One row of COPY CSV input from its cells, newline included. */
+export const csvLine = (cells: readonly Cell[]): string => `${cells.map(csvText).join(',')}\n`;
+
+/** Rows for one table as COPY CSV lines (each with its newline), with the columns they fill. */
 export interface RowSet {
   table: string;
   columns: readonly string[];
-  rows: Cell[][];
+  rows: readonly string[];
 }
 
 /**
@@ -23,9 +30,9 @@ export interface RowSet {
  */
 const CHUNK_CHARS = 256 * 1024;
 
-/** Bulk-loads rows into a table with COPY … FROM STDIN (CSV), inside the client's current transaction. */
-export async function copyRows(client: PoolClient, table: string, columns: readonly string[], rows: readonly Cell[][]): Promise<void> {
-  if (rows.length === 0) return;
+/** Bulk-loads CSV lines into a table with COPY … FROM STDIN (CSV), inside the client's current transaction. */
+export async function copyRows(client: PoolClient, table: string, columns: readonly string[], lines: readonly string[]): Promise<void> {
+  if (lines.length === 0) return;
   const sql = `COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`;
   const stream = client.query(copyFrom(sql));
   const finished = new Promise<void>((resolve, reject) => {
@@ -33,8 +40,8 @@ export async function copyRows(client: PoolClient, table: string, columns: reado
     stream.on('error', reject);
   });
   let chunk = '';
-  for (const row of rows) {
-    chunk += `${row.map(csvCell).join(',')}\n`;
+  for (const line of lines) {
+    chunk += line;
     if (chunk.length >= CHUNK_CHARS) {
       stream.write(chunk);
       chunk = '';

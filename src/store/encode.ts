@@ -21,6 +21,15 @@ export function numericCell(value: bigint | number | null): string | null {
   return value === null ? null : value.toString();
 }
 
+/** A numeric field of COPY CSV input: NULL is the unquoted empty field. */
+export const numericCsv = (value: bigint | number | null): string => (value === null ? '' : value.toString());
+
+/** A bytea field of COPY CSV input: NULL is the unquoted empty field. */
+export const nullableByteaCsv = (hex: Hex | null): string => (hex === null ? '' : byteaCell(hex));
+
+/** A bytea[] field of COPY CSV input, quoted for the commas between its elements. */
+export const byteaArrayCsv = (hexes: readonly Hex[]): string => `"${byteaArrayCell(hexes)}"`;
+
 export function timestampCell(secondsSinceEpoch: bigint): string {
   return new Date(Number(secondsSinceEpoch) * 1000).toISOString();
 }

@@ -4,9 +4,19 @@ import { markContracts } from './addresses.js';
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
 import { applyTotalsDelta, blockTotals } from './chain-totals.js';
 import { coinBalanceParties, markCoinBalances } from './coin-balances.js';
-import { copyRows, type Cell, type RowSet } from './copy.js';
+import { copyRows, csvLine, type Cell, type RowSet } from './copy.js';
 import { notifyChange } from './notifications.js';
-import { byteaArrayCell, byteaCell, byteaFromHex, nullableByteaCell, numericCell, timestampCell } from './encode.js';
+import {
+  byteaArrayCell,
+  byteaArrayCsv,
+  byteaCell,
+  byteaFromHex,
+  nullableByteaCell,
+  nullableByteaCsv,
+  numericCell,
+  numericCsv,
+  timestampCell,
+} from './encode.js';
 import { removeMinedFromPending } from './pending-transactions.js';
 import { applyTokenTransfers } from './token-ledger.js';
 import { inTransaction } from './transaction.js';
@@ -109,8 +119,8 @@ const logColumns = [
   'data',
 ] as const;
 
-function blockRows(bundles: readonly BlockBundle[]): Cell[][] {
-  return bundles.map(({ block }) => blockCells(block, true));
+function blockRows(bundles: readonly BlockBundle[]): string[] {
+  return bundles.map(({ block }) => csvLine(blockCells(block, true)));
 }
 
 function blockCells(b: BlockRecord, consensus: boolean): Cell[] {
@@ -143,107 +153,70 @@ function blockCells(b: BlockRecord, consensus: boolean): Cell[] {
   ];
 }
 
-function transactionRows(bundles: readonly BlockBundle[]): Cell[][] {
-  return bundles.flatMap(({ transactions }) =>
-    transactions.map((t) => [
-      byteaCell(t.hash),
-      numericCell(t.blockNumber),
-      byteaCell(t.blockHash),
-      numericCell(t.index),
-      timestampCell(t.blockTimestamp),
-      byteaCell(t.from),
-      nullableByteaCell(t.to),
-      nullableByteaCell(t.createdContract),
-      numericCell(t.nonce),
-      numericCell(t.type),
-      numericCell(t.value),
-      numericCell(t.gasLimit),
-      numericCell(t.gasPrice),
-      numericCell(t.maxFeePerGas),
-      numericCell(t.maxPriorityFeePerGas),
-      byteaCell(t.input),
-      numericCell(t.status),
-      numericCell(t.gasUsed),
-      numericCell(t.cumulativeGasUsed),
-      numericCell(t.maxFeePerBlobGas),
-      numericCell(t.blobGasUsed),
-      numericCell(t.blobGasPrice),
-      t.type === 3 ? byteaArrayCell(t.blobVersionedHashes) : null,
-    ]),
-  );
+// The rows below are many: each is one CSV line built straight from its record, without an array of
+// cells or a test for quoting, since only free text (csvText) can need quotes.
+
+function transactionRows(bundles: readonly BlockBundle[]): string[] {
+  const lines: string[] = [];
+  for (const { block, transactions } of bundles) {
+    const timestamp = timestampCell(block.timestamp);
+    for (const t of transactions) {
+      lines.push(
+        `${byteaCell(t.hash)},${t.blockNumber},${byteaCell(t.blockHash)},${t.index},${t.blockTimestamp === block.timestamp ? timestamp : timestampCell(t.blockTimestamp)},` +
+          `${byteaCell(t.from)},${nullableByteaCsv(t.to)},${nullableByteaCsv(t.createdContract)},${t.nonce},${numericCsv(t.type)},${t.value},` +
+          `${t.gasLimit},${numericCsv(t.gasPrice)},${numericCsv(t.maxFeePerGas)},${numericCsv(t.maxPriorityFeePerGas)},${byteaCell(t.input)},` +
+          `${numericCsv(t.status)},${numericCsv(t.gasUsed)},${numericCsv(t.cumulativeGasUsed)},${numericCsv(t.maxFeePerBlobGas)},` +
+          `${numericCsv(t.blobGasUsed)},${numericCsv(t.blobGasPrice)},${t.type === 3 ? byteaArrayCsv(t.blobVersionedHashes) : ''}\n`,
+      );
+    }
+  }
+  return lines;
 }
 
-function authorizationRows(bundles: readonly BlockBundle[]): Cell[][] {
-  return bundles.flatMap(({ transactions }) =>
-    transactions.flatMap((t) =>
-      t.authorizations.map((a, index) => [
-        byteaCell(t.blockHash),
-        numericCell(t.index),
-        numericCell(index),
-        numericCell(a.chainId),
-        byteaCell(a.address),
-        numericCell(a.nonce),
-        numericCell(a.yParity),
-        numericCell(a.r),
-        numericCell(a.s),
-        nullableByteaCell(a.authority),
-      ]),
-    ),
-  );
+function authorizationRows(bundles: readonly BlockBundle[]): string[] {
+  const lines: string[] = [];
+  for (const { transactions } of bundles)
+    for (const t of transactions)
+      t.authorizations.forEach((a, index) =>
+        lines.push(
+          `${byteaCell(t.blockHash)},${t.index},${index},${a.chainId},${byteaCell(a.address)},${a.nonce},${a.yParity},${a.r},${a.s},${nullableByteaCsv(a.authority)}\n`,
+        ),
+      );
+  return lines;
 }
 
-function withdrawalRows(bundles: readonly BlockBundle[]): Cell[][] {
-  return bundles.flatMap(({ withdrawals }) =>
-    withdrawals.map((w) => [
-      byteaCell(w.blockHash),
-      numericCell(w.index),
-      numericCell(w.blockNumber),
-      numericCell(w.validatorIndex),
-      byteaCell(w.address),
-      numericCell(w.amount),
-    ]),
-  );
+function withdrawalRows(bundles: readonly BlockBundle[]): string[] {
+  const lines: string[] = [];
+  for (const { withdrawals } of bundles)
+    for (const w of withdrawals)
+      lines.push(`${byteaCell(w.blockHash)},${w.index},${w.blockNumber},${w.validatorIndex},${byteaCell(w.address)},${w.amount}\n`);
+  return lines;
 }
 
-function tokenTransferRows(bundles: readonly BlockBundle[]): Cell[][] {
-  return bundles.flatMap(({ tokenTransfers }) =>
-    tokenTransfers.map((t) => [
-      byteaCell(t.blockHash),
-      numericCell(t.logIndex),
-      numericCell(t.batchIndex),
-      numericCell(t.blockNumber),
-      byteaCell(t.transactionHash),
-      numericCell(t.transactionIndex),
-      byteaCell(t.tokenAddress),
-      t.tokenType,
-      byteaCell(t.from),
-      byteaCell(t.to),
-      numericCell(t.amount),
-      numericCell(t.tokenId),
-    ]),
-  );
+function tokenTransferRows(bundles: readonly BlockBundle[]): string[] {
+  const lines: string[] = [];
+  for (const { tokenTransfers } of bundles)
+    for (const t of tokenTransfers)
+      lines.push(
+        `${byteaCell(t.blockHash)},${t.logIndex},${numericCsv(t.batchIndex)},${t.blockNumber},${byteaCell(t.transactionHash)},${t.transactionIndex},` +
+          `${byteaCell(t.tokenAddress)},${t.tokenType},${byteaCell(t.from)},${byteaCell(t.to)},${numericCsv(t.amount)},${numericCsv(t.tokenId)}\n`,
+      );
+  return lines;
 }
 
-function logRows(bundles: readonly BlockBundle[]): Cell[][] {
-  return bundles.flatMap(({ logs }) =>
-    logs.map((l) => {
+function logRows(bundles: readonly BlockBundle[]): string[] {
+  const lines: string[] = [];
+  for (const { logs } of bundles)
+    for (const l of logs) {
       if (l.topics.length > 4)
         throw new Error(`log ${l.logIndex} of block ${l.blockHash} has ${l.topics.length} topics; a log has at most 4`);
-      return [
-        byteaCell(l.blockHash),
-        numericCell(l.logIndex),
-        numericCell(l.blockNumber),
-        byteaCell(l.transactionHash),
-        numericCell(l.transactionIndex),
-        byteaCell(l.address),
-        nullableByteaCell(l.topics[0] ?? null),
-        nullableByteaCell(l.topics[1] ?? null),
-        nullableByteaCell(l.topics[2] ?? null),
-        nullableByteaCell(l.topics[3] ?? null),
-        byteaCell(l.data),
-      ];
-    }),
-  );
+      lines.push(
+        `${byteaCell(l.blockHash)},${l.logIndex},${l.blockNumber},${byteaCell(l.transactionHash)},${l.transactionIndex},${byteaCell(l.address)},` +
+          `${nullableByteaCsv(l.topics[0] ?? null)},${nullableByteaCsv(l.topics[1] ?? null)},${nullableByteaCsv(l.topics[2] ?? null)},` +
+          `${nullableByteaCsv(l.topics[3] ?? null)},${byteaCell(l.data)}\n`,
+      );
+    }
+  return lines;
 }
 
 /** The rows a batch of blocks adds to the tables written by COPY, in the order they are written. */

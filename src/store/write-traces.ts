@@ -2,8 +2,8 @@ import type { Pool, PoolClient } from 'pg';
 import type { Address, BlockRewardRecord, BlockTraces, Hex, InternalTransactionRecord } from '../model.js';
 import { markContracts } from './addresses.js';
 import { internalTransactionParties, markCoinBalances } from './coin-balances.js';
-import { copyRows, type Cell, type RowSet } from './copy.js';
-import { byteaCell, byteaFromHex, hexFromBytea, nullableByteaCell, nullableByteaFromHex, numericCell } from './encode.js';
+import { copyRows, csvText, type RowSet } from './copy.js';
+import { byteaCell, byteaFromHex, hexFromBytea, nullableByteaCsv, nullableByteaFromHex, numericCsv } from './encode.js';
 import { inTransaction } from './transaction.js';
 
 const internalTransactionColumns = [
@@ -26,26 +26,15 @@ const internalTransactionColumns = [
   'output',
 ] as const;
 
-function internalTransactionRows(traces: BlockTraces): Cell[][] {
-  return traces.internalTransactions.map((t) => [
-    byteaCell(traces.blockHash),
-    numericCell(t.transactionIndex),
-    numericCell(t.index),
-    numericCell(traces.blockNumber),
-    byteaCell(t.transactionHash),
-    `{${t.traceAddress.join(',')}}`,
-    t.type,
-    t.callType,
-    byteaCell(t.from),
-    nullableByteaCell(t.to),
-    nullableByteaCell(t.createdContract),
-    numericCell(t.value),
-    numericCell(t.gas),
-    numericCell(t.gasUsed),
-    t.error,
-    t.index === 0 ? null : nullableByteaCell(t.input),
-    nullableByteaCell(t.output),
-  ]);
+/** One CSV line a frame, built straight from it: only its error is free text that can need quotes. */
+function internalTransactionRows(traces: BlockTraces): string[] {
+  const block = `${byteaCell(traces.blockHash)},`;
+  return traces.internalTransactions.map(
+    (t) =>
+      `${block}${t.transactionIndex},${t.index},${traces.blockNumber},${byteaCell(t.transactionHash)},"{${t.traceAddress.join(',')}}",` +
+      `${t.type},${t.callType ?? ''},${byteaCell(t.from)},${nullableByteaCsv(t.to)},${nullableByteaCsv(t.createdContract)},${t.value},` +
+      `${numericCsv(t.gas)},${numericCsv(t.gasUsed)},${csvText(t.error)},${t.index === 0 ? '' : nullableByteaCsv(t.input)},${nullableByteaCsv(t.output)}\n`,
+  );
 }
 
 /** The internal_transactions rows of traced blocks, as COPY takes them. */
