@@ -10,3 +10,11 @@ CREATE TABLE bulk_load (
   last_block  bigint  NOT NULL,
   steps_done  integer NOT NULL DEFAULT 0
 );
+
+-- The secondary indexes a bulk load dropped, with the statements that build them again: recorded in the
+-- transaction that drops them, each row deleted in the transaction that builds its index, so that a crash
+-- at any point of the switch leaves exactly the indexes still to build listed here.
+CREATE TABLE bulk_load_dropped_indexes (
+  name       text PRIMARY KEY,
+  definition text NOT NULL
+);
