@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { buildDroppedIndex, dropSecondaryIndexes, indexesToBuild } from '../../src/store/bulk-indexes.js';
+import { inTransaction } from '../../src/store/transaction.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { type TestDatabase, createTestDatabase } from '../support/database.js';
 import { syntheticChain } from '../support/synthetic-chain.js';
@@ -25,7 +26,7 @@ async function indexDefinitions(pool: pg.Pool): Promise<Map<string, string>> {
 
 test('a bulk load drops the secondary indexes of the tables it fills, keeps keys and blocks, and builds each again, resuming after a restart', async () => {
   const before = await indexDefinitions(db.pool);
-  const dropped = await dropSecondaryIndexes(db.pool);
+  const dropped = await inTransaction(db.pool, dropSecondaryIndexes);
   for (const name of [
     'transactions_from',
     'transactions_position',
@@ -61,7 +62,7 @@ test('a bulk load drops the secondary indexes of the tables it fills, keeps keys
 const twin = `\\x${'ee'.repeat(32)}`;
 
 test('a build that fails leaves its index listed and unbuilt: a unique index over duplicated rows', async () => {
-  await dropSecondaryIndexes(db.pool);
+  await inTransaction(db.pool, dropSecondaryIndexes);
   // Two transactions at one position, which transactions_position would have refused.
   await db.pool.query(
     `INSERT INTO transactions
