@@ -11,8 +11,8 @@ const RUN_DEPENDENT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   schema_migrations: ['applied_at'],
   // When the trace stage wrote the block's traces.
   blocks: ['traced_at'],
-  // When the token's contract was read.
-  tokens: ['metadata_fetched_at'],
+  // When the token's contract was read, and the request to read its total supply again.
+  tokens: ['metadata_fetched_at', 'supply_mark'],
   // When the NFT's metadata was fetched, and the request the fetch answered.
   token_instances: ['metadata_fetched_at', 'metadata_mark'],
   // When the node's pool was seen to hold the transaction.
