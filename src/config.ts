@@ -205,7 +205,8 @@ export const settings: readonly Setting[] = [
     flag: 'bulk-load-min-blocks',
     key: 'bulkLoadMinBlocks',
     default: code(defaults.bulkLoadMinBlocks),
-    meaning: 'an empty database with at least this many blocks that far below the head loads them in bulk; `0`: never',
+    meaning:
+      'an empty database with at least this many blocks that far below the head loads them in bulk; `0`: never (a bulk load under way is finished all the same)',
   },
   {
     env: 'INDEXER_BULK_LOAD_MAINTENANCE_WORK_MEM_MB',

@@ -70,19 +70,14 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
     pollIntervalMs: config.pollIntervalMs,
     maxReorgDepth: config.maxReorgDepth,
     wsUrl: node.wsUrl,
-    bulkLoad:
-      config.bulkLoadMinBlocks === 0
-        ? null
-        : {
-            settings: {
-              distance: config.bulkLoadDistance,
-              minBlocks: config.bulkLoadMinBlocks,
-              maintenanceWorkMem: `${config.bulkLoadMaintenanceWorkMemMb}MB`,
-            },
-            traces: config.disableInternalTransactions
-              ? null
-              : { client: traceClient(config, node), method: node.capabilities.traceMethod },
-          },
+    bulkLoad: {
+      settings: {
+        distance: config.bulkLoadDistance,
+        minBlocks: config.bulkLoadMinBlocks,
+        maintenanceWorkMem: `${config.bulkLoadMaintenanceWorkMemMb}MB`,
+      },
+      traces: config.disableInternalTransactions ? null : { client: traceClient(config, node), method: node.capabilities.traceMethod },
+    },
   });
   resources.add(() => indexer.stop());
   const traceStage = config.disableInternalTransactions ? null : startTracing(config, logger, database, node, resources);

@@ -18,7 +18,7 @@ import { createWriteQueue } from './write-queue.js';
 export interface BulkLoadSettings {
   /** Blocks at least this far below the node's head are loaded in bulk; the rest is indexed as usual. */
   distance: number;
-  /** Fewer blocks than this to load are indexed as usual: the switch would cost more than it saves. */
+  /** Fewer blocks than this to load are indexed as usual: the switch would cost more than it saves. 0: no new bulk load begins. */
   minBlocks: number;
   /** PostgreSQL's maintenance_work_mem for each index build of the switch. */
   maintenanceWorkMem: string;
@@ -42,9 +42,10 @@ export interface BulkLoadContext {
 }
 
 /**
- * The bulk load to run: the one a restart finds under way, else a new one when the database holds no
- * block yet and at least `minBlocks` blocks lie `distance` or more below the node's head (up to
- * LAST_BLOCK at most); null when the blocks are indexed as usual.
+ * The bulk load to run: the one a restart finds under way (whatever the settings now: a database left
+ * without its indexes serves nothing), else a new one when the database holds no block yet and at least
+ * `minBlocks` blocks lie `distance` or more below the node's head (up to LAST_BLOCK at most); null when
+ * the blocks are indexed as usual.
  */
 export async function planBulkLoad(
   pool: Pool,
@@ -53,6 +54,7 @@ export async function planBulkLoad(
 ): Promise<BulkLoadState | null> {
   const underWay = await readBulkLoad(pool);
   if (underWay !== null) return underWay;
+  if (settings.minBlocks === 0) return null;
   const belowHead = range.nodeHead - BigInt(settings.distance);
   const last = range.lastBlock !== null && range.lastBlock < belowHead ? range.lastBlock : belowHead;
   if (last - range.firstBlock + 1n < BigInt(settings.minBlocks)) return null;
