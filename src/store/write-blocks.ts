@@ -291,8 +291,9 @@ async function copyBlockRows(client: PoolClient, bundles: readonly BlockBundle[]
 
 /**
  * A bulk load's batch, far below the head: the blocks' rows and, when traced, their traces' rows, the
- * blocks marked traced, in one transaction, and nothing of the ledger (balances, counters, holders,
- * marks, totals), which the switch builds for the whole load at once. Nobody reads the blocks
+ * blocks marked traced, in one transaction. Of the ledger, only the chain's totals of blocks,
+ * transactions and gas, by which the indexing status follows the load; the rest (balances, holders,
+ * owners, counters, marks) the switch builds for the whole load at once. Nobody reads the blocks
  * before the switch: no change is notified and the node's pool is left alone.
  */
 export async function writeBulkBlockBundles(
@@ -304,6 +305,14 @@ export async function writeBulkBlockBundles(
   const rowSets = blockRowSets(bundles);
   await inTransaction(pool, async (client) => {
     await copyBlockRows(client, bundles, rowSets);
+    await applyTotalsDelta(
+      client,
+      blockTotals(
+        bundles.map((b) => b.block),
+        0n,
+        1n,
+      ),
+    );
     if (traces === null) return;
     await writeTraceRows(client, traces);
     await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [
