@@ -78,7 +78,8 @@ async function storedBlocks(db: TestDatabase): Promise<number> {
 
 /**
  * Each ledger step's first statement and the table it writes: a lock on the table makes the step wait
- * inside its transaction. The statement tells it from the stages beside it, which also touch some of these tables.
+ * inside its transaction. The statement tells it from the stages beside it, which also touch some of
+ * these tables. Not the chain totals': the load writes them too, and would wait on the lock first.
  */
 const ledgerStepStatements: Record<string, { table: string; statement: RegExp }> = {
   tokens: { table: 'tokens', statement: /^\s*INSERT INTO tokens/ },
@@ -86,7 +87,6 @@ const ledgerStepStatements: Record<string, { table: string; statement: RegExp }>
   instances: { table: 'token_instances', statement: /^\s*INSERT INTO token_instances/ },
   'supply marks': { table: 'tokens', statement: /^UPDATE tokens SET supply_mark = NULL/ },
   'address counters': { table: 'address_counters', statement: /^DELETE FROM address_counters$/ },
-  'chain totals': { table: 'chain_totals', statement: /^DELETE FROM chain_totals$/ },
   contracts: { table: 'addresses', statement: /^DELETE FROM addresses$/ },
   'coin balance marks': { table: 'coin_balance_marks', statement: /^DELETE FROM coin_balance_marks$/ },
 };
@@ -163,7 +163,8 @@ test('SIGKILL in the load and in each phase of the switch, then a run to the end
     moments.push(`loading, at ${await storedBlocks(db)} blocks`);
   }
   // Inside a random step of the ledger: the step's transaction waits on its table.
-  const step = ledgerSteps[Math.floor(random() * ledgerSteps.length)]!;
+  const steps = ledgerSteps.filter((s) => s.name in ledgerStepStatements);
+  const step = steps[Math.floor(random() * steps.length)]!;
   const { table, statement } = ledgerStepStatements[step.name]!;
   moments.push(`ledger step "${step.name}", ${await killWhileWaiting(db, run(), table, 'ACCESS EXCLUSIVE', statement)}`);
   assert.equal((await bulkLoadState(db))?.phase, 'ledger');

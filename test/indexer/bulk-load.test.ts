@@ -8,7 +8,11 @@ import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { assertSameSnapshot, snapshotDatabase } from '../support/database-snapshot.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
+import type { Hex } from '../../src/model.js';
+import { consensusBlockHash, highestIndexedBlock } from '../../src/store/index-progress.js';
+import { waitForMined } from '../support/mined.js';
 import { startTokenChain, type TokenChain } from '../support/token-chain.js';
+import { waitFor } from '../support/wait.js';
 
 let chain: TokenChain;
 let head: bigint;
@@ -115,4 +119,59 @@ test('a database that holds blocks already is indexed as usual, whatever the dis
     bulkLoad: { settings: { distance: DISTANCE, minBlocks: 1, maintenanceWorkMem: '64MB' }, traces: null },
   });
   assert.ok(!lines.some((line) => line.includes('bulk')), lines.join(' | '));
+});
+
+/** Mines one block per value transfer, `values` apart from any other branch's. */
+async function mineTransfers(values: readonly number[]): Promise<void> {
+  const [from, to] = await chain.client.request<Hex[]>('eth_accounts', []);
+  for (const value of values) {
+    const hash = await chain.client.request<Hex>('eth_sendTransaction', [{ from, to, value: `0x${value.toString(16)}` }]);
+    await waitForMined(chain.client, hash);
+  }
+}
+
+const nodeHead = async () => BigInt(await chain.client.request<string>('eth_blockNumber', []));
+
+/** Until the stored tip is the node's head block. */
+async function waitForTip(db: TestDatabase): Promise<void> {
+  const head = await nodeHead();
+  const { hash } = await chain.client.request<{ hash: Hex }>('eth_getBlockByNumber', [`0x${head.toString(16)}`, false]);
+  await waitFor(
+    async () => (await highestIndexedBlock(db.pool)) === head && (await consensusBlockHash(db.pool, head)) === hash,
+    `block ${head} (${hash}) indexed`,
+  );
+}
+
+// Last: it mines on the shared chain.
+test('after a bulk load, a reorg near the head is followed as in a usual index', async () => {
+  const bulk = await newDatabase();
+  const indexer = startIndexer(
+    await testIndexerOptions(bulk, chain.client, null, {
+      maxReorgDepth: 2,
+      bulkLoad: {
+        settings: { distance: DISTANCE, minBlocks: 1, maintenanceWorkMem: '64MB' },
+        traces: { client: chain.client, method: 'trace_block' },
+      },
+    }),
+  );
+  try {
+    await indexer.caughtUp;
+    assert.equal((await bulk.pool.query('SELECT 1 FROM bulk_load')).rowCount, 0, 'the bulk load is over');
+    const snapshot = await chain.client.request<Hex>('evm_snapshot', []);
+    await mineTransfers([1_001, 1_002]);
+    await waitForTip(bulk);
+    assert.equal(await chain.client.request<boolean>('evm_revert', [snapshot]), true);
+    await mineTransfers([2_001, 2_002, 2_003]);
+    await waitForTip(bulk);
+  } finally {
+    await indexer.stop();
+  }
+  head = await nodeHead();
+  await index(bulk, {});
+  const usual = await newDatabase();
+  await index(usual, {});
+  // The replaced blocks stay as non-consensus rows, which a clean index of the final chain never saw.
+  const { rowCount } = await bulk.pool.query('DELETE FROM blocks WHERE NOT consensus');
+  assert.equal(rowCount, 2, 'the two replaced blocks were kept as lost');
+  assertSameSnapshot(await snapshotDatabase(bulk.pool), await snapshotDatabase(usual.pool), 'after the reorg');
 });
