@@ -22,7 +22,9 @@ const balanceTokenId = `CASE WHEN token_type IN ('ERC-1155', 'ERC-404') THEN tok
 
 /**
  * A contract seen with both kinds of Transfer is ERC-404 (the decoder already types the transfers of a
- * block that holds both kinds so). The columns the metadata stage sets are kept.
+ * block that holds both kinds so). One with ERC-1155 transfers and others, which the per-batch ledger
+ * types by whichever batch commits first, takes the least type name: the same on every build. The
+ * columns the metadata stage sets are kept.
  */
 async function buildTokens(client: PoolClient): Promise<void> {
   await client.query(
