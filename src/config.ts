@@ -20,6 +20,12 @@ export interface Config {
   concurrency: number;
   pollIntervalMs: number;
   maxReorgDepth: number;
+  /** Blocks at least this far below the node's head are loaded in bulk. */
+  bulkLoadDistance: number;
+  /** The fewest blocks loaded in bulk, into an empty database; 0: never. */
+  bulkLoadMinBlocks: number;
+  /** maintenance_work_mem of each index build after a bulk load, in megabytes. */
+  bulkLoadMaintenanceWorkMemMb: number;
   /** Null: E4 names no successor. */
   instanceTransfersSuccessorUrl: string | null;
   /** Where ipfs:// NFT metadata is fetched: <gateway>/<cid>/<path>. */
@@ -69,6 +75,9 @@ const defaults = {
   concurrency: 4,
   pollIntervalMs: 1000,
   maxReorgDepth: 128,
+  bulkLoadDistance: 1_000,
+  bulkLoadMinBlocks: 10_000,
+  bulkLoadMaintenanceWorkMemMb: 512,
   ipfsGatewayUrl: 'https://ipfs.io/ipfs',
   logLevel: 'info',
   poolSize: 10,
@@ -183,6 +192,28 @@ export const settings: readonly Setting[] = [
     key: 'maxReorgDepth',
     default: code(defaults.maxReorgDepth),
     meaning: 'deepest reorg followed before stopping with an error',
+  },
+  {
+    env: 'INDEXER_BULK_LOAD_DISTANCE',
+    flag: 'bulk-load-distance',
+    key: 'bulkLoadDistance',
+    default: code(defaults.bulkLoadDistance),
+    meaning: 'blocks at least this far below the head are loaded in bulk (more than `INDEXER_MAX_REORG_DEPTH`)',
+  },
+  {
+    env: 'INDEXER_BULK_LOAD_MIN_BLOCKS',
+    flag: 'bulk-load-min-blocks',
+    key: 'bulkLoadMinBlocks',
+    default: code(defaults.bulkLoadMinBlocks),
+    meaning:
+      'an empty database with at least this many blocks that far below the head loads them in bulk; `0`: never (a bulk load under way is finished all the same)',
+  },
+  {
+    env: 'INDEXER_BULK_LOAD_MAINTENANCE_WORK_MEM_MB',
+    flag: 'bulk-load-maintenance-work-mem-mb',
+    key: 'bulkLoadMaintenanceWorkMemMb',
+    default: code(defaults.bulkLoadMaintenanceWorkMemMb),
+    meaning: "PostgreSQL's `maintenance_work_mem` for each index built after a bulk load, in MB",
   },
   {
     env: 'IPFS_GATEWAY_URL',
@@ -443,6 +474,13 @@ export function parseConfig(raw: RawSettings): Config {
   if (databaseReadOnlyApiUrl !== null && databaseUrl === null) {
     throw new ConfigError('DATABASE_READ_ONLY_API_URL needs DATABASE_URL: the embedded database has no other role; set both or neither');
   }
+  const maxReorgDepth = integer('maxReorgDepth', raw.maxReorgDepth, defaults.maxReorgDepth, 1, 100_000);
+  const bulkLoadDistance = integer('bulkLoadDistance', raw.bulkLoadDistance, defaults.bulkLoadDistance, 1, 1_000_000_000);
+  if (bulkLoadDistance <= maxReorgDepth) {
+    throw new ConfigError(
+      `INDEXER_BULK_LOAD_DISTANCE (${bulkLoadDistance}) must exceed INDEXER_MAX_REORG_DEPTH (${maxReorgDepth}): blocks loaded in bulk are past any reorg followed`,
+    );
+  }
   return {
     rpcUrl: url('rpcUrl', raw.rpcUrl, ['http:', 'https:']),
     traceUrl: url('traceUrl', raw.traceUrl, ['http:', 'https:']),
@@ -462,7 +500,16 @@ export function parseConfig(raw: RawSettings): Config {
     batchSize: integer('batchSize', raw.batchSize, defaults.batchSize, 1, 1000),
     concurrency: integer('concurrency', raw.concurrency, defaults.concurrency, 1, 64),
     pollIntervalMs: integer('pollIntervalMs', raw.pollIntervalMs, defaults.pollIntervalMs, 10, 3_600_000),
-    maxReorgDepth: integer('maxReorgDepth', raw.maxReorgDepth, defaults.maxReorgDepth, 1, 100_000),
+    maxReorgDepth,
+    bulkLoadDistance,
+    bulkLoadMinBlocks: integer('bulkLoadMinBlocks', raw.bulkLoadMinBlocks, defaults.bulkLoadMinBlocks, 0, 1_000_000_000),
+    bulkLoadMaintenanceWorkMemMb: integer(
+      'bulkLoadMaintenanceWorkMemMb',
+      raw.bulkLoadMaintenanceWorkMemMb,
+      defaults.bulkLoadMaintenanceWorkMemMb,
+      1,
+      1_000_000,
+    ),
     instanceTransfersSuccessorUrl: url('instanceTransfersSuccessorUrl', raw.instanceTransfersSuccessorUrl, ['https:', 'http:']),
     ipfsGatewayUrl: url('ipfsGatewayUrl', raw.ipfsGatewayUrl, ['https:', 'http:']) ?? defaults.ipfsGatewayUrl,
     logLevel: raw.logLevel ?? defaults.logLevel,

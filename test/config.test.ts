@@ -93,6 +93,7 @@ const refused: [Record<string, string>, RegExp][] = [
   [{ API_RATE_LIMIT_BY_IP: '0' }, /API_RATE_LIMIT_BY_IP \(--rate-limit-by-ip\) must be a whole number/],
   [{ API_RATE_LIMIT_DISABLED: 'nope' }, /API_RATE_LIMIT_DISABLED \(--rate-limit-disabled\) must be true or false/],
   [{ REQUEST_LOG_LEVEL: 'trace' }, /REQUEST_LOG_LEVEL \(--request-log-level\) must be one of debug, info, warn, error, silent/],
+  [{ INDEXER_BULK_LOAD_DISTANCE: '128' }, /INDEXER_BULK_LOAD_DISTANCE \(128\) must exceed INDEXER_MAX_REORG_DEPTH \(128\)/],
 ];
 
 for (const [env, message] of refused) {

@@ -50,19 +50,23 @@ export async function dropDatabase(name: string): Promise<void> {
 export interface DatabaseTarget {
   label: string;
   indexUrl: string;
+  /** For `sextant index` with its bulk load, beside the usual run's. */
+  bulkUrl: string;
   copyUrl: string;
   /** Removes what the target made, except the indexed database when `keepIndex`. */
   close(keepIndex: boolean): Promise<void>;
 }
 
-/** Two tuned databases on the server: `<name>` for the indexer, `<name>_copy` for the COPY floor. */
+/** Three tuned databases on the server: `<name>` for the indexer, `<name>_bulk` for its bulk load, `<name>_copy` for the COPY floor. */
 export async function tunedServerTarget(name: string): Promise<DatabaseTarget> {
   return {
     label: 'tuned server',
     indexUrl: await createTunedDatabase(name),
+    bulkUrl: await createTunedDatabase(`${name}_bulk`),
     copyUrl: await createTunedDatabase(`${name}_copy`),
     async close(keepIndex) {
       await dropDatabase(`${name}_copy`);
+      await dropDatabase(`${name}_bulk`);
       if (!keepIndex) await dropDatabase(name);
     },
   };
@@ -70,7 +74,8 @@ export async function tunedServerTarget(name: string): Promise<DatabaseTarget> {
 
 /**
  * Sextant's embedded PostgreSQL, as `sextant` runs it when no DATABASE_URL is set, in a new cluster
- * under /tmp (which its OS user can reach): the `sextant` database for the indexer, `copy_floor` beside it.
+ * under /tmp (which its OS user can reach): the `sextant` database for the indexer, `bulk` for its bulk
+ * load and `copy_floor` beside them.
  */
 export async function embeddedTarget(): Promise<DatabaseTarget> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'sextant-bench-'));
@@ -78,12 +83,16 @@ export async function embeddedTarget(): Promise<DatabaseTarget> {
   const server = await startEmbeddedPostgres({ dataDir });
   const admin = new pg.Client({ connectionString: server.connectionString });
   await admin.connect();
-  await admin.query('CREATE DATABASE copy_floor').finally(() => admin.end());
+  await admin
+    .query('CREATE DATABASE copy_floor')
+    .then(() => admin.query('CREATE DATABASE bulk'))
+    .finally(() => admin.end());
   // DATABASE_URL must name a host; node-postgres connects to the socket that `?host=` names all the same.
   const indexUrl = server.connectionString.replace('@/', '@localhost/');
   return {
     label: 'embedded',
     indexUrl,
+    bulkUrl: indexUrl.replace(/\/sextant(\?|$)/, '/bulk$1'),
     copyUrl: indexUrl.replace(/\/sextant(\?|$)/, '/copy_floor$1'),
     async close() {
       await server.stop();

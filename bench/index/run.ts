@@ -6,9 +6,10 @@ import { createChainGenerator } from '../chain/generate.js';
 import { chainShape, type BenchScale } from '../chain/scale.js';
 import { embeddedTarget, tunedServerTarget, tunedSettings, withMigratedPool, type DatabaseTarget } from './databases.js';
 import { copyFloor, fetchAndDecodeFloor, nodeFloor, totalRows, type Batching, type RowCounts } from './floors.js';
+import { cpuSnapshot, describeCpu } from './cpu.js';
 import { describeMachine, loadAverage } from './machine.js';
 import { megabytes } from './process-memory.js';
-import { runSextantIndex, type IndexRun } from './sextant-index.js';
+import { runSextantIndex, type IndexRun, type PhaseChange } from './sextant-index.js';
 
 export interface IndexBenchOptions {
   scale: BenchScale;
@@ -32,6 +33,17 @@ const batching: Batching = { batchSize: 10, concurrency: 4 };
 
 /** Indexing at least this share of the fetch-and-decode floor's rows per second is the target. */
 const TARGET_SHARE_OF_FETCH_FLOOR = 0.5;
+
+/** The bulk load's targets: the whole run, switch included, and its load phase alone, as shares of the floor. */
+const BULK_TARGET_SHARE = 0.6;
+const BULK_LOAD_PHASE_TARGET_SHARE = 0.7;
+
+/** Sextant's default INDEXER_BULK_LOAD_DISTANCE: the blocks this close to the head are indexed as usual after a bulk load. */
+const BULK_LOAD_DISTANCE = 1_000;
+
+/** The usual run is measured with the bulk load off; the bulk run takes every block that far below the head. */
+const usualEnv = { INDEXER_BULK_LOAD_MIN_BLOCKS: '0' };
+const bulkEnv = { INDEXER_BULK_LOAD_MIN_BLOCKS: '1', INDEXER_BULK_LOAD_DISTANCE: String(BULK_LOAD_DISTANCE) };
 
 /**
  * Item 2 of the benchmark: `sextant index` over the generated chain into the embedded PostgreSQL and a
@@ -74,7 +86,9 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
         const copy = await withMigratedPool(target.copyUrl, (pool) => copyFloor(pool, chain));
         checkSameRows(copy.rows, rows, `the COPY floor (${target.label})`);
         report(line(`COPY floor, ${target.label}`, copy.seconds, rowsOf(rows), `load ${loadAverage()}`));
-        const index = await runSextantIndex({ nodeUrl: node.url, lastBlock, databaseUrl: target.indexUrl });
+        const usualCpu = await cpuSnapshot(node.pid);
+        const index = await runSextantIndex({ nodeUrl: node.url, lastBlock, databaseUrl: target.indexUrl, env: usualEnv });
+        const usualCpuSpent = describeCpu(usualCpu, await cpuSnapshot(node.pid));
         checkSameRows(await countStoredRows(target.indexUrl), rows, `sextant index (${target.label})`);
         const share = floor.seconds / index.seconds;
         report(
@@ -91,7 +105,17 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
           ),
         );
         report(`  memory along the run: ${memoryProfile(index, lastBlock + 1)}`);
+        report(`  ${usualCpuSpent}`);
         report(`  storage: ${await storageFigures(target.indexUrl)}`);
+        await runBulk(report, {
+          nodeUrl: node.url,
+          nodePid: node.pid,
+          lastBlock,
+          target,
+          rows,
+          floorSeconds: floor.seconds,
+          usualSeconds: index.seconds,
+        });
         targets.push({ label: target.label, copySeconds: copy.seconds, index });
         if (target.label === 'tuned server' && options.keepDatabase) {
           const started = performance.now();
@@ -107,6 +131,61 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
   } finally {
     await node.stop();
   }
+}
+
+/** `sextant index` with its bulk load into the target's bulk database, reported beside the usual run. */
+async function runBulk(
+  report: (line: string) => void,
+  run: {
+    nodeUrl: string;
+    nodePid: number;
+    lastBlock: number;
+    target: DatabaseTarget;
+    rows: RowCounts;
+    floorSeconds: number;
+    usualSeconds: number;
+  },
+): Promise<void> {
+  const cpu = await cpuSnapshot(run.nodePid);
+  const bulk = await runSextantIndex({ nodeUrl: run.nodeUrl, lastBlock: run.lastBlock, databaseUrl: run.target.bulkUrl, env: bulkEnv });
+  const cpuSpent = describeCpu(cpu, await cpuSnapshot(run.nodePid));
+  checkSameRows(await countStoredRows(run.target.bulkUrl), run.rows, `sextant index with its bulk load (${run.target.label})`);
+  const share = run.floorSeconds / bulk.seconds;
+  const { loadSeconds, switchSeconds } = bulkPhases(bulk.phases, bulk.seconds);
+  // The floor's time for the blocks the load phase takes (all but the last BULK_LOAD_DISTANCE), at the floor's pace.
+  const loaded = Math.max(0, run.lastBlock + 1 - BULK_LOAD_DISTANCE) / (run.lastBlock + 1);
+  const loadShare = (run.floorSeconds * loaded) / loadSeconds;
+  const perMillion = (switchSeconds / run.rows.transactions) * 1_000_000;
+  report(
+    line(
+      `sextant index, bulk load, ${run.target.label}`,
+      bulk.seconds,
+      rowsOf(run.rows),
+      [
+        `peak RSS ${megabytes(bulk.peakRss)}`,
+        `${share.toFixed(2)} of the fetch floor (target >= ${BULK_TARGET_SHARE}: ${share >= BULK_TARGET_SHARE ? 'met' : 'missed'})`,
+        `${(run.usualSeconds / bulk.seconds).toFixed(2)}x the usual run's speed`,
+        `load ${loadAverage()}`,
+      ].join(', '),
+    ),
+  );
+  report(
+    `  load phase ${loadSeconds.toFixed(1)} s: ${loadShare.toFixed(2)} of the floor's time for its ${Math.round(loaded * 100)}% of the blocks (target >= ${BULK_LOAD_PHASE_TARGET_SHARE}: ${loadShare >= BULK_LOAD_PHASE_TARGET_SHARE ? 'met' : 'missed'}); switch ${switchSeconds.toFixed(1)} s (${perMillion.toFixed(1)} s per million transactions); phases ${bulk.phases.map((p) => `${p.phase ?? 'none'} at ${p.seconds.toFixed(1)} s`).join(', ')}`,
+  );
+  report(`  ${cpuSpent}`);
+  report(`  storage: ${await storageFigures(run.target.bulkUrl)}`);
+}
+
+/**
+ * The load phase (from the start to the first sample past it) and the switch (from there to the first
+ * sample with no bulk load left), read from the run's samples, each half a second apart.
+ */
+function bulkPhases(phases: readonly PhaseChange[], total: number): { loadSeconds: number; switchSeconds: number } {
+  const loading = phases.findIndex((p) => p.phase === 'loading');
+  if (loading < 0) throw new Error(`no bulk load was seen: ${JSON.stringify(phases)}`);
+  const switchStart = phases[loading + 1]?.seconds ?? total;
+  const end = phases.slice(loading + 1).find((p) => p.phase === null)?.seconds ?? total;
+  return { loadSeconds: switchStart, switchSeconds: end - switchStart };
 }
 
 function rowsOf(rows: RowCounts): { blocks: number; transactions: number; rows: number } {

@@ -14,9 +14,16 @@ export interface MemorySample {
   rss: number;
 }
 
+/** When a sample first saw the bulk load in a phase (null: none under way), seconds from the start. */
+export interface PhaseChange {
+  seconds: number;
+  phase: string | null;
+}
+
 export interface IndexRun {
   /** From start to exit: migrations, node detection, every block and every trace. */
   seconds: number;
+  phases: PhaseChange[];
   /** The process's peak resident memory (VmHWM). */
   peakRss: number;
   samples: MemorySample[];
@@ -26,6 +33,8 @@ export interface IndexRunOptions {
   nodeUrl: string;
   lastBlock: number;
   databaseUrl: string;
+  /** Settings beside the run's own: the bulk load's. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -44,6 +53,7 @@ export async function runSextantIndex(options: IndexRunOptions): Promise<IndexRu
       LAST_BLOCK: String(options.lastBlock),
       LOG_LEVEL: 'warn',
       DATABASE_URL: options.databaseUrl,
+      ...options.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -63,6 +73,15 @@ export async function runSextantIndex(options: IndexRunOptions): Promise<IndexRu
       return 0;
     }
   };
+  const bulkPhase = async () => {
+    try {
+      const { rows } = await progress.query<{ phase: string }>('SELECT phase FROM bulk_load');
+      return rows[0]?.phase ?? null;
+    } catch {
+      return null;
+    }
+  };
+  const phases: PhaseChange[] = [];
   let running = true;
   void exited.then(() => (running = false));
   try {
@@ -70,7 +89,10 @@ export async function runSextantIndex(options: IndexRunOptions): Promise<IndexRu
       const memory = await readMemory(pid);
       if (memory !== null) {
         peakRss = Math.max(peakRss, memory.peak);
-        samples.push({ seconds: (performance.now() - started) / 1000, blocks: await highestBlock(), rss: memory.rss });
+        const seconds = (performance.now() - started) / 1000;
+        samples.push({ seconds, blocks: await highestBlock(), rss: memory.rss });
+        const phase = await bulkPhase();
+        if (phase !== (phases.at(-1)?.phase ?? null)) phases.push({ seconds, phase });
       }
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, SAMPLE_INTERVAL_MS))]);
     }
@@ -79,5 +101,5 @@ export async function runSextantIndex(options: IndexRunOptions): Promise<IndexRu
   }
   const [code, signal] = await exited;
   if (code !== 0) throw new Error(`sextant index exited with ${code ?? signal}:\n${errors}`);
-  return { seconds: (performance.now() - started) / 1000, peakRss, samples };
+  return { seconds: (performance.now() - started) / 1000, phases, peakRss, samples };
 }

@@ -111,8 +111,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 const retryAfterSeconds = 1;
 
 /** A 503, which says when to try again: the database cannot answer, or the process is overloaded. */
-export function sendUnavailable(reply: FastifyReply, message: string): FastifyReply {
-  return reply.code(503).header('retry-after', String(retryAfterSeconds)).send({ message });
+export function sendUnavailable(reply: FastifyReply, message: string, retryAfter = retryAfterSeconds): FastifyReply {
+  return reply.code(503).header('retry-after', String(retryAfter)).send({ message });
 }
 
 /** While the database is down every request fails alike: one warning (with the cause) per this long, with how many it stands for. */

@@ -57,6 +57,7 @@ import { mainPageIndexingStatusRoute } from './routes/main-page-indexing-status.
 import { statsRoute } from './routes/stats.js';
 import { transactionsStatsRoute } from './routes/transactions-stats.js';
 import { backendVersionRoute } from './routes/backend-version.js';
+import { bulkLoadReader, registerBulkLoadGuard } from './bulk-load-guard.js';
 import { searchRoute } from './routes/search.js';
 import { searchQuickRoute } from './routes/search-quick.js';
 import { searchCheckRedirectRoute } from './routes/search-check-redirect.js';
@@ -192,6 +193,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
   registerHttpHygiene(app);
   registerStrictInput(app);
+  registerBulkLoadGuard(app, bulkLoadReader(options.pool));
   // In this order: the ETag is the hash of the body before compression.
   await registerCaching(app);
   await registerCompression(app);

@@ -70,6 +70,14 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
     pollIntervalMs: config.pollIntervalMs,
     maxReorgDepth: config.maxReorgDepth,
     wsUrl: node.wsUrl,
+    bulkLoad: {
+      settings: {
+        distance: config.bulkLoadDistance,
+        minBlocks: config.bulkLoadMinBlocks,
+        maintenanceWorkMem: `${config.bulkLoadMaintenanceWorkMemMb}MB`,
+      },
+      traces: config.disableInternalTransactions ? null : { client: traceClient(config, node), method: node.capabilities.traceMethod },
+    },
   });
   resources.add(() => indexer.stop());
   const traceStage = config.disableInternalTransactions ? null : startTracing(config, logger, database, node, resources);
@@ -192,11 +200,15 @@ function startReadingBalances(
   return balanceStage;
 }
 
-/** The trace stage, beside the indexer: trace calls go to ETHEREUM_JSONRPC_TRACE_URL when it is set. */
+/** Trace calls go to ETHEREUM_JSONRPC_TRACE_URL when it is set. */
+const traceClient = (config: Config, node: NodeConnection) =>
+  config.traceUrl === null ? node.client : createRpcClient({ url: config.traceUrl, errors: node.errors });
+
+/** The trace stage, beside the indexer. */
 function startTracing(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): TraceStage {
   const traceStage = startTraceStage({
     pool: database.pool,
-    client: config.traceUrl === null ? node.client : createRpcClient({ url: config.traceUrl, errors: node.errors }),
+    client: traceClient(config, node),
     traceMethod: node.capabilities.traceMethod,
     logger: logger.child({ component: 'traces' }),
     batchSize: config.batchSize,

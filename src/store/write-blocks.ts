@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import type { BlockBundle, BlockRecord } from '../model.js';
+import type { BlockBundle, BlockRecord, BlockTraces } from '../model.js';
 import { markContracts } from './addresses.js';
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
 import { applyTotalsDelta, blockTotals } from './chain-totals.js';
@@ -19,6 +19,7 @@ import {
 } from './encode.js';
 import { removeMinedFromPending } from './pending-transactions.js';
 import { applyTokenTransfers } from './token-ledger.js';
+import { writeTraceRows } from './write-traces.js';
 import { inTransaction } from './transaction.js';
 
 const blockColumns = [
@@ -251,6 +252,48 @@ async function insertUncles(client: PoolClient, bundles: readonly BlockBundle[])
   );
 }
 
+/** The chain's own rows of the blocks (`rowSets`, encoded from `bundles`), inside the caller's transaction. */
+async function copyBlockRows(client: PoolClient, bundles: readonly BlockBundle[], rowSets: readonly RowSet[]): Promise<void> {
+  // A block that lost consensus and is canonical again (a reorg and its undoing) comes back as new.
+  await client.query('DELETE FROM blocks WHERE NOT consensus AND hash = ANY($1::bytea[])', [
+    bundles.map((b) => byteaFromHex(b.block.hash)),
+  ]);
+  for (const { table, columns, rows } of rowSets) await copyRows(client, table, columns, rows);
+  await insertUncles(client, bundles);
+}
+
+/**
+ * A bulk load's batch, far below the head: the blocks' rows and, when traced, their traces' rows, the
+ * blocks marked traced, in one transaction. Of the ledger, only the chain's totals of blocks,
+ * transactions and gas, by which the indexing status follows the load; the rest (balances, holders,
+ * owners, counters, marks) the switch builds for the whole load at once. Nobody reads the blocks
+ * before the switch: no change is notified and the node's pool is left alone.
+ */
+export async function writeBulkBlockBundles(
+  pool: Pool,
+  bundles: readonly BlockBundle[],
+  traces: readonly BlockTraces[] | null,
+): Promise<void> {
+  if (bundles.length === 0) return;
+  const rowSets = blockRowSets(bundles);
+  await inTransaction(pool, async (client) => {
+    await copyBlockRows(client, bundles, rowSets);
+    await applyTotalsDelta(
+      client,
+      blockTotals(
+        bundles.map((b) => b.block),
+        0n,
+        1n,
+      ),
+    );
+    if (traces === null) return;
+    await writeTraceRows(client, traces);
+    await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [
+      bundles.map((b) => byteaFromHex(b.block.hash)),
+    ]);
+  });
+}
+
 /**
  * Writes blocks with everything derived from them in one transaction: after a crash at any moment,
  * either all of a batch is in the database or none of it is.
@@ -268,12 +311,7 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
     1n,
   );
   return inTransaction(pool, async (client) => {
-    // A block that lost consensus and is canonical again (a reorg and its undoing) comes back as new.
-    await client.query('DELETE FROM blocks WHERE NOT consensus AND hash = ANY($1::bytea[])', [
-      bundles.map((b) => byteaFromHex(b.block.hash)),
-    ]);
-    for (const { table, columns, rows } of rowSets) await copyRows(client, table, columns, rows);
-    await insertUncles(client, bundles);
+    await copyBlockRows(client, bundles, rowSets);
     await markContracts(
       client,
       bundles.flatMap((b) => b.addresses.filter((a) => a.isContract).map((a) => a.hash)),

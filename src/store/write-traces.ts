@@ -132,6 +132,14 @@ async function writeOutcomes(client: PoolClient, blocks: readonly BlockTraces[])
 const createdContracts = (traces: readonly BlockTraces[]): Address[] =>
   traces.flatMap((t) => t.internalTransactions.flatMap((f) => (f.createdContract === null || f.error !== null ? [] : [f.createdContract])));
 
+/** The rows traces add, inside the caller's transaction: internal transactions, block rewards, the outcomes of failed transactions. */
+export async function writeTraceRows(client: PoolClient, blocks: readonly BlockTraces[]): Promise<void> {
+  const { table, columns, rows } = internalTransactionRowSet(blocks);
+  await copyRows(client, table, columns, rows);
+  await writeRewards(client, blocks);
+  await writeOutcomes(client, blocks);
+}
+
 /**
  * Stores the traces of blocks with everything derived from them (the addresses whose coin balance
  * their internal transactions moved marked for a read), and marks the blocks traced, in one transaction. A block that lost consensus (or was traced) meanwhile is skipped: its row is locked
@@ -147,10 +155,7 @@ export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[
     );
     const current = new Set(rows.map((r) => hexFromBytea(r.hash)));
     const kept = blocks.filter((b) => current.has(b.blockHash));
-    const { table, columns, rows: frames } = internalTransactionRowSet(kept);
-    await copyRows(client, table, columns, frames);
-    await writeRewards(client, kept);
-    await writeOutcomes(client, kept);
+    await writeTraceRows(client, kept);
     await markContracts(client, createdContracts(kept));
     await markCoinBalances(client, internalTransactionParties(kept.flatMap((t) => t.internalTransactions)));
     await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [rows.map((r) => r.hash)]);

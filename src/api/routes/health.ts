@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { IndexerStatus, IndexingProgress, StageProgress } from '../../model.js';
+import { type BulkLoadState, readBulkLoad } from '../../store/read/bulk-load.js';
 import { readIndexedHead } from '../../store/read/chain.js';
 import { type ReplicaState, readReplicaState } from '../../store/read/replication.js';
 import type { ApiRoute } from '../route.js';
@@ -33,12 +34,20 @@ const ReplicaSchema = Type.Object({
   replay_backlog_bytes: Nullable(Type.Integer()),
 });
 
+const BulkLoadSchema = Type.Object({
+  phase: Type.Union([Type.Literal('loading'), Type.Literal('ledger'), Type.Literal('indexes'), Type.Literal('statistics')]),
+  first_block: Type.Integer(),
+  last_block: Type.Integer(),
+  steps_done: Type.Integer(),
+});
+
 const Response = Type.Object({
   status: Type.Literal('ok'),
   indexed_head: Nullable(Type.Integer()),
   indexer: Nullable(IndexerSchema),
   progress: Nullable(Type.Object({ catch_up: Nullable(StageProgressSchema), traces: Nullable(StageProgressSchema) })),
   replica: Nullable(ReplicaSchema),
+  bulk_load: Nullable(BulkLoadSchema),
 });
 
 const stageView = (stage: StageProgress | null) =>
@@ -74,16 +83,24 @@ const replicaView = (state: ReplicaState) => ({
   replay_backlog_bytes: state.replayBacklogBytes,
 });
 
+const bulkLoadView = (state: BulkLoadState) => ({
+  phase: state.phase,
+  first_block: Number(state.firstBlock),
+  last_block: Number(state.lastBlock),
+  steps_done: state.stepsDone,
+});
+
 /**
  * 200 with the highest indexed block and, when an indexer runs beside the API, its state: whether
  * the node and the database answer it (with the failure while one does not), its last failure,
  * the pace of the catch-up and of the trace stage, as the progress bar or log line shows it, and,
- * when the API reads a streaming replica, how far that replica is behind.
+ * when the API reads a streaming replica, how far that replica is behind, and the phase of a bulk load
+ * of history while one runs.
  * 503 when the API cannot reach the database.
  */
 export const healthRoute: ApiRoute = (app, { db, indexerStatus, progress }) => {
   app.get('/health', { schema: { response: { 200: Response } } }, async (_request, reply) => {
-    const [head, replica] = await Promise.all([readIndexedHead(db), readReplicaState(db)]);
+    const [head, replica, bulkLoad] = await Promise.all([readIndexedHead(db), readReplicaState(db), readBulkLoad(db)]);
     void reply.header('cache-control', 'no-store');
     return {
       status: 'ok' as const,
@@ -91,6 +108,7 @@ export const healthRoute: ApiRoute = (app, { db, indexerStatus, progress }) => {
       indexer: indexerStatus === null ? null : indexerView(indexerStatus),
       progress: progress === null ? null : progressView(progress),
       replica: replica === null ? null : replicaView(replica),
+      bulk_load: bulkLoad === null ? null : bulkLoadView(bulkLoad),
     };
   });
 };

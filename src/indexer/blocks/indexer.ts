@@ -12,6 +12,7 @@ import { consensusBlockHash, findBrokenLink, findMissingRanges, highestIndexedBl
 import { retractBlocksFrom } from '../../store/retract-blocks.js';
 import { writeBlockBundles } from '../../store/write-blocks.js';
 import { AdaptiveBatchSize } from './adaptive-batch.js';
+import { type BulkLoadContext, type BulkLoadSettings, planBulkLoad, runBulkLoad } from './bulk-load.js';
 import { blockBatches } from './block-batches.js';
 import { createRetry, type Backoff, type Retry } from '../retry.js';
 import { initialStatus, reportTo } from './status.js';
@@ -35,6 +36,8 @@ export interface IndexerOptions {
   maxReorgDepth: number;
   /** The node's websocket URL, for `eth_subscribe` newHeads; null or absent polls only. */
   wsUrl?: string | null;
+  /** History far below the head loaded in bulk (see bulk-load.ts); null or absent indexes every block as usual. */
+  bulkLoad?: { settings: BulkLoadSettings; traces: BulkLoadContext['traces'] } | null;
   backoff?: Backoff;
 }
 
@@ -101,6 +104,7 @@ async function run(options: IndexerOptions, status: IndexerStatus, controller: A
   const head = options.lastBlock ?? (await indexing.retry('reading the head', () => fetchHeadNumber(options.client)));
   status.head = head;
   status.phase = 'backfilling';
+  if (options.bulkLoad) await loadInBulk(indexing, options.bulkLoad, head);
   let caughtUp = false;
   const catchUp = async () => {
     // A reorg since the last run may have replaced stored blocks up to the head: the tip is compared after each pass.
@@ -186,6 +190,33 @@ async function watchHeads(options: IndexerOptions, status: IndexerStatus, wakeup
   }
 }
 
+/** The bulk load a restart finds under way, or a new one if the history to index calls for it, run to its end. */
+async function loadInBulk(indexing: IndexingContext, bulkLoad: NonNullable<IndexerOptions['bulkLoad']>, head: bigint): Promise<void> {
+  const { options, status, retry } = indexing;
+  const nodeHead = options.lastBlock === null ? head : await retry('reading the head', () => fetchHeadNumber(options.client));
+  const state = await retry('planning a bulk load', () =>
+    planBulkLoad(options.pool, bulkLoad.settings, { firstBlock: options.firstBlock, lastBlock: options.lastBlock, nodeHead }),
+  );
+  if (state === null) return;
+  await runBulkLoad(
+    {
+      pool: options.pool,
+      logger: options.logger,
+      retry,
+      settings: bulkLoad.settings,
+      batchSize: options.batchSize,
+      traces: bulkLoad.traces,
+      fetchBundles: indexing.fetchBundles,
+      backfill: (batches, fetchAndStore) => backfill(indexing, batches, fetchAndStore),
+      onStored: (bundles) => {
+        status.blocksIndexed += bundles.length;
+        status.transactionsIndexed += bundles.reduce((sum, bundle) => sum + bundle.transactions.length, 0);
+      },
+    },
+    state,
+  );
+}
+
 /**
  * Makes [from, to] complete and linked: indexes every missing block, then checks that each stored
  * block's parent is the stored block below it. A broken link means that a block was fetched from a
@@ -212,12 +243,14 @@ async function repair(indexing: IndexingContext, from: bigint, to: bigint): Prom
   }
 }
 
-/** Fetches and stores the given batches, several in flight at once. */
-async function backfill(indexing: IndexingContext, batches: Iterator<bigint[]>): Promise<void> {
+/** Fetches and stores the given batches (`fetchAndStore`, the usual write by default), several in flight at once. */
+async function backfill(
+  indexing: IndexingContext,
+  batches: Iterator<bigint[]>,
+  fetchAndStore = async (numbers: bigint[]) => indexing.store(await indexing.fetchBundles(numbers)),
+): Promise<void> {
   const worker = async () => {
-    for (let next = batches.next(); !next.done && !indexing.signal.aborted; next = batches.next()) {
-      await indexing.store(await indexing.fetchBundles(next.value));
-    }
+    for (let next = batches.next(); !next.done && !indexing.signal.aborted; next = batches.next()) await fetchAndStore(next.value);
   };
   await Promise.all(Array.from({ length: indexing.options.concurrency }, worker));
 }

@@ -1,0 +1,69 @@
+import { readdir, readFile } from 'node:fs/promises';
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+interface ProcessTimes {
+  pid: number;
+  parent: number;
+  command: string;
+  /** utime + stime: the process's own CPU. */
+  own: number;
+  /** cutime + cstime: its children's, once they exited and were waited for. */
+  children: number;
+}
+
+async function processTimes(pid: number | 'self'): Promise<ProcessTimes | null> {
+  let stat: string;
+  try {
+    stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command is in parentheses and may hold spaces: the fields after it are split on the last ')'.
+  const close = stat.lastIndexOf(')');
+  const command = stat.slice(stat.indexOf('(') + 1, close);
+  const fields = stat.slice(close + 2).split(' ');
+  const number = (field: number) => Number(fields[field - 3]);
+  return {
+    pid: Number(stat.slice(0, stat.indexOf(' '))),
+    parent: number(4),
+    command,
+    own: number(14) + number(15),
+    children: number(16) + number(17),
+  };
+}
+
+/** CPU seconds spent so far by the three parts of an indexing run. */
+export interface CpuSnapshot {
+  /** This process's children that have exited: `sextant index`, run as a child. */
+  exitedChildren: number;
+  node: number;
+  /** Every PostgreSQL process, those already exited included (through their postmaster's children's times). */
+  postgres: number;
+}
+
+export async function cpuSnapshot(nodePid: number): Promise<CpuSnapshot> {
+  const self = await processTimes('self');
+  const node = await processTimes(nodePid);
+  const all = await Promise.all((await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map((name) => processTimes(Number(name))));
+  const postgres = all.filter((p): p is ProcessTimes => p !== null && (p.command === 'postgres' || p.command.startsWith('postgres:')));
+  const pids = new Set(postgres.map((p) => p.pid));
+  // A postmaster's children's times hold its backends that ended; its own parent is no postgres process.
+  const ticks = postgres.reduce((sum, p) => sum + p.own + (pids.has(p.parent) ? 0 : p.children), 0);
+  return {
+    exitedChildren: (self?.children ?? 0) / TICKS_PER_SECOND,
+    node: (node?.own ?? 0) / TICKS_PER_SECOND,
+    postgres: ticks / TICKS_PER_SECOND,
+  };
+}
+
+/** What each part spent between two snapshots, as text. */
+export function describeCpu(before: CpuSnapshot, after: CpuSnapshot): string {
+  const sextant = after.exitedChildren - before.exitedChildren;
+  const node = after.node - before.node;
+  const postgres = after.postgres - before.postgres;
+  const total = sextant + node + postgres;
+  const part = (name: string, seconds: number) => `${name} ${seconds.toFixed(1)} s (${Math.round((seconds / total) * 100)}%)`;
+  return `CPU: ${part('sextant', sextant)}, ${part('node', node)}, ${part('PostgreSQL', postgres)}; ${total.toFixed(1)} core-seconds`;
+}
