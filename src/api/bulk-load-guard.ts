@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { type BulkLoadState, readBulkLoad } from '../store/read/bulk-load.js';
-import type { Db } from '../store/read/sql.js';
+import type { BulkLoadState } from '../store/read/bulk-load.js';
 import { sendUnavailable } from './errors.js';
 
 /**
@@ -12,9 +11,6 @@ import { sendUnavailable } from './errors.js';
  */
 const servedDuringBulkLoad: ReadonlySet<string> = new Set(['/api/v2/main-page/indexing-status', '/api/v2/config/backend-version']);
 
-/** How often the bulk load's row is read again: a phase lasts minutes, and each read is one row. */
-const STATE_TTL_MS = 2_000;
-
 /** A bulk load's phases last minutes to hours: a client is told to come back in a minute. */
 const RETRY_AFTER_SECONDS = 60;
 
@@ -25,27 +21,15 @@ function describe(state: BulkLoadState): string {
     : `History (${range}) is loaded; the switch to the indexed mode is building ${state.phase === 'ledger' ? 'balances and counters' : state.phase === 'indexes' ? 'indexes' : 'statistics'} (step ${state.stepsDone + 1}); this endpoint answers once it is done.`;
 }
 
-/** The bulk load under way, read at most once per STATE_TTL_MS whatever the number of requests. */
-export function bulkLoadReader(db: Db): () => Promise<BulkLoadState | null> {
-  let cached: { at: number; state: Promise<BulkLoadState | null> } | null = null;
-  return () => {
-    const now = performance.now();
-    if (cached === null || now - cached.at > STATE_TTL_MS) {
-      const state = readBulkLoad(db);
-      cached = { at: now, state };
-      // A failed read is not kept: the next request reads again.
-      state.catch(() => (cached = null));
-    }
-    return cached.state;
-  };
-}
-
-export function registerBulkLoadGuard(app: FastifyInstance, bulkLoad: () => Promise<BulkLoadState | null>): void {
+/**
+ * Refuses the data endpoints while `bulkLoad` says a bulk load is under way. It is the state as last
+ * read apart from the requests (see src/app/bulk-load-watch.ts): a request waits for no query of its own.
+ */
+export function registerBulkLoadGuard(app: FastifyInstance, bulkLoad: () => BulkLoadState | null): void {
   app.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url;
     if (route === undefined || !route.startsWith('/api/v2/') || servedDuringBulkLoad.has(route)) return;
-    // Without the database the route's own query fails and says so.
-    const state = await bulkLoad().catch(() => null);
+    const state = bulkLoad();
     if (state !== null) return sendUnavailable(reply, describe(state), RETRY_AFTER_SECONDS);
   });
 }

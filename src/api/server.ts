@@ -57,7 +57,8 @@ import { mainPageIndexingStatusRoute } from './routes/main-page-indexing-status.
 import { statsRoute } from './routes/stats.js';
 import { transactionsStatsRoute } from './routes/transactions-stats.js';
 import { backendVersionRoute } from './routes/backend-version.js';
-import { bulkLoadReader, registerBulkLoadGuard } from './bulk-load-guard.js';
+import type { BulkLoadState } from '../store/read/bulk-load.js';
+import { registerBulkLoadGuard } from './bulk-load-guard.js';
 import { searchRoute } from './routes/search.js';
 import { searchQuickRoute } from './routes/search-quick.js';
 import { searchCheckRedirectRoute } from './routes/search-check-redirect.js';
@@ -85,6 +86,8 @@ export interface ApiOptions {
   indexing?: IndexingSettings;
   /** Above this mean event loop delay, every request is a quick 503 until the process catches up; none when omitted. */
   maxEventLoopDelayMs?: number | null;
+  /** The bulk load under way as last read, whose data endpoints are refused meanwhile; none are when omitted. */
+  bulkLoad?: (() => BulkLoadState | null) | null;
   /** Origins allowed to read the API from a browser; any when omitted or null. */
   corsOrigins?: readonly string[] | null;
   /** How far below the indexed head a block is final, so that answers about it are cached long; none is when omitted. */
@@ -193,7 +196,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
   registerHttpHygiene(app);
   registerStrictInput(app);
-  registerBulkLoadGuard(app, bulkLoadReader(options.pool));
+  if (options.bulkLoad) registerBulkLoadGuard(app, options.bulkLoad);
   // In this order: the ETag is the hash of the body before compression.
   await registerCaching(app);
   await registerCompression(app);

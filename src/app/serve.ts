@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import type { Indexer } from '../indexer/blocks/indexer.js';
 import type { IndexingProgress, NodeRequestErrors } from '../model.js';
 import { hasSchema } from '../store/probe.js';
+import { watchBulkLoad } from './bulk-load-watch.js';
 import { openDatabase, type Database } from './database.js';
 import { onShutdownSignal, Resources } from './resources.js';
 
@@ -21,8 +22,11 @@ export async function listen(
   resources: Resources,
   running: { indexer: Indexer; progress: IndexingProgress; node: { errors: NodeRequestErrors } } | null,
 ): Promise<string> {
+  const bulkLoad = await watchBulkLoad(database.pool, logger);
+  resources.add(async () => bulkLoad.stop());
   const api = await buildApi({
     pool: database.apiPool,
+    bulkLoad: bulkLoad.current,
     logger: logger.child({ component: 'api' }),
     indexerStatus: running?.indexer.status ?? null,
     progress: running?.progress ?? null,

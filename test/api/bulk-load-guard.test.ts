@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { pino } from 'pino';
+import { watchBulkLoad } from '../../src/app/bulk-load-watch.js';
+import type { BulkLoadState } from '../../src/store/read/bulk-load.js';
 import { type TestDatabase, createTestDatabase } from '../support/database.js';
 import { servedRoutes } from '../support/served-paths.js';
 import { waitFor } from '../support/wait.js';
@@ -7,10 +10,11 @@ import { type RunningApi, startApi } from './http.js';
 
 let db: TestDatabase;
 let api: RunningApi;
+let bulkLoad: BulkLoadState | null = null;
 
 before(async () => {
   db = await createTestDatabase();
-  api = await startApi(db.pool);
+  api = await startApi(db.pool, { bulkLoad: () => bulkLoad });
 });
 
 after(async () => {
@@ -38,15 +42,14 @@ test('while history is loaded in bulk, every data endpoint is a 503 with Retry-A
   assert.equal((await api.get('/api/v2/transactions')).status, 200, 'before the load');
   assert.equal((await api.get('/health')).body.bulk_load, null);
 
+  bulkLoad = { phase: 'loading', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 0 };
   await setBulkLoad('loading');
-  // The guard reads the state at most every two seconds: a new API reads it at once.
-  const during = await startApi(db.pool);
   try {
     const routes = servedRoutes().filter((r) => r.url.startsWith('/api/v2/'));
     assert.ok(routes.length > 30, `${routes.length} routes`);
     for (const route of routes) {
       const path = concretePath(route.url);
-      const answer = await during.get(path);
+      const answer = await api.get(path);
       if (served.has(route.url)) {
         assert.equal(answer.status, 200, path);
         continue;
@@ -55,31 +58,37 @@ test('while history is loaded in bulk, every data endpoint is a 503 with Retry-A
       assert.equal(answer.headers.get('retry-after'), '60', path);
       assert.match(answer.body.message, /loaded in bulk/, path);
     }
-    const health = await during.get('/health');
+    const health = await api.get('/health');
     assert.equal(health.status, 200);
     assert.deepEqual(health.body.bulk_load, { phase: 'loading', first_block: 0, last_block: 99999, steps_done: 0 });
-    assert.equal((await fetch(`${during.base}/metrics`)).status, 200);
-    assert.equal((await fetch(`${during.base}/openapi.json`)).status, 200);
-    assert.equal((await during.get('/api/v2/no-such-endpoint')).status, 404, 'an unknown path is still a 404');
+    assert.equal((await fetch(`${api.base}/metrics`)).status, 200);
+    assert.equal((await fetch(`${api.base}/openapi.json`)).status, 200);
+    assert.equal((await api.get('/api/v2/no-such-endpoint')).status, 404, 'an unknown path is still a 404');
   } finally {
-    await during.close();
+    bulkLoad = null;
+    await db.pool.query('DELETE FROM bulk_load');
   }
 });
 
-test('the switch names its phase and step, and the endpoints answer again once the row is gone', async () => {
-  await setBulkLoad('indexes', 3);
-  await waitFor(async () => (await api.get('/api/v2/blocks')).status === 503, 'the running API to see the switch', {
-    timeoutMs: 30_000,
-    intervalMs: 250,
-  });
+test('the switch names its phase and step, and the endpoints answer again once it is done', async () => {
+  bulkLoad = { phase: 'indexes', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 3 };
   const answer = await api.get('/api/v2/blocks');
+  assert.equal(answer.status, 503);
   assert.match(answer.body.message, /building indexes \(step 4\)/);
-  assert.equal((await api.get('/health')).body.bulk_load.phase, 'indexes');
+  bulkLoad = null;
+  assert.equal((await api.get('/api/v2/blocks')).status, 200);
+});
 
-  await db.pool.query('DELETE FROM bulk_load');
-  await waitFor(async () => (await api.get('/api/v2/blocks')).status === 200, 'the endpoints to answer again', {
-    timeoutMs: 30_000,
-    intervalMs: 250,
-  });
-  assert.equal((await api.get('/health')).body.bulk_load, null);
+test("the bulk load's row is read apart from the requests, now and then, and a new phase is seen", async () => {
+  const watch = await watchBulkLoad(db.pool, pino({ level: 'silent' }), 50);
+  try {
+    assert.equal(watch.current(), null);
+    await setBulkLoad('ledger', 2);
+    await waitFor(() => watch.current()?.phase === 'ledger', 'the ledger phase seen', { timeoutMs: 30_000 });
+    assert.deepEqual(watch.current(), { phase: 'ledger', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 2 });
+    await db.pool.query('DELETE FROM bulk_load');
+    await waitFor(() => watch.current() === null, 'the end of the bulk load seen', { timeoutMs: 30_000 });
+  } finally {
+    watch.stop();
+  }
 });

@@ -50,15 +50,18 @@ export interface BulkLoadContext {
 export async function planBulkLoad(
   pool: Pool,
   settings: BulkLoadSettings,
-  range: { firstBlock: bigint; lastBlock: bigint | null; nodeHead: bigint },
+  range: { firstBlock: bigint; lastBlock: bigint | null; nodeHead: () => Promise<bigint> },
 ): Promise<BulkLoadState | null> {
   const underWay = await readBulkLoad(pool);
   if (underWay !== null) return underWay;
   if (settings.minBlocks === 0) return null;
-  const belowHead = range.nodeHead - BigInt(settings.distance);
-  const last = range.lastBlock !== null && range.lastBlock < belowHead ? range.lastBlock : belowHead;
-  if (last - range.firstBlock + 1n < BigInt(settings.minBlocks)) return null;
+  const enough = (last: bigint) => last - range.firstBlock + 1n >= BigInt(settings.minBlocks);
+  // A short LAST_BLOCK decides without asking the node.
+  if (range.lastBlock !== null && !enough(range.lastBlock)) return null;
   if ((await highestIndexedBlock(pool)) !== null) return null;
+  const belowHead = (await range.nodeHead()) - BigInt(settings.distance);
+  const last = range.lastBlock !== null && range.lastBlock < belowHead ? range.lastBlock : belowHead;
+  if (!enough(last)) return null;
   await beginBulkLoad(pool, range.firstBlock, last);
   return readBulkLoad(pool);
 }

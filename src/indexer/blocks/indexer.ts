@@ -193,7 +193,7 @@ async function watchHeads(options: IndexerOptions, status: IndexerStatus, wakeup
 /** The bulk load a restart finds under way, or a new one if the history to index calls for it, run to its end. */
 async function loadInBulk(indexing: IndexingContext, bulkLoad: NonNullable<IndexerOptions['bulkLoad']>, head: bigint): Promise<void> {
   const { options, status, retry } = indexing;
-  const nodeHead = options.lastBlock === null ? head : await retry('reading the head', () => fetchHeadNumber(options.client));
+  const nodeHead = async () => (options.lastBlock === null ? head : fetchHeadNumber(options.client));
   const state = await retry('planning a bulk load', () =>
     planBulkLoad(options.pool, bulkLoad.settings, { firstBlock: options.firstBlock, lastBlock: options.lastBlock, nodeHead }),
   );
