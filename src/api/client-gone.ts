@@ -12,7 +12,7 @@ import type { ApiApp } from './route.js';
  * running statement is cancelled. The request a handler serves is known to the
  * database wrapper below through the handler's async context.
  */
-interface RequestContext {
+export interface RequestContext {
   socket: Socket | null;
   /** Fastify's: aborted when the connection closes before the answer is sent. */
   gone: AbortSignal;
@@ -35,10 +35,14 @@ export function trackRequests(app: ApiApp): void {
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
     route.handler = function (request, reply) {
-      const context = { socket: request.raw.socket ?? null, gone: request.signal };
-      return currentRequest.run(context, () => handler.call(this, request, reply));
+      return withRequestContext({ socket: request.raw.socket ?? null, gone: request.signal }, () => handler.call(this, request, reply));
     };
   });
+}
+
+/** Runs `task` as the work of the request `context` describes: its queries are checked against it. */
+export function withRequestContext<T>(context: RequestContext, task: () => T): T {
+  return currentRequest.run(context, task);
 }
 
 function throwIfClientGone(context: RequestContext | undefined): void {
@@ -138,6 +142,8 @@ export function clientAwareDb(pool: Pool): Db {
       const context = currentRequest.getStore();
       throwIfClientGone(context);
       await refuseIfSaturated(pool, () => abandoned);
+      // A client that left during the second look would wait in the queue unseen (its signal has aborted already).
+      throwIfClientGone(context);
       if (pool.connect === undefined) return pool.query(text, values);
       const client = await connect(pool.connect(), context);
       // A connection that breaks fails the query; its 'error' event, which the pool hears only of idle connections, must not end the process.

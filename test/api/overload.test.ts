@@ -11,6 +11,7 @@ import { createTestDatabase, testServerUrl, type TestDatabase } from '../support
 import { waitFor } from '../support/wait.js';
 import { type ApiResponse, startApi } from './http.js';
 import { buildApi } from '../../src/api/server.js';
+import { ClientGoneError, clientAwareDb, withRequestContext } from '../../src/api/client-gone.js';
 
 // The API's own pool: read-only, each statement and each wait for a connection bounded and answered
 // with a 503 that says when to come back; load shed while the event loop lags; no query for a client gone.
@@ -235,6 +236,46 @@ test('a request whose client has gone runs no query once a connection is free', 
     await pool.end();
   }
 });
+
+test('requests whose clients leave while they look again at a full queue are not queued: the next request is', async () => {
+  const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '60000' });
+  const guarded = clientAwareDb(apiPool);
+  const query = (client: AbortController) => withRequestContext({ socket: null, gone: client.signal }, () => guarded.query('SELECT 1'));
+  const held = await apiPool.connect();
+  let released = false;
+  try {
+    const waitingClients = Array.from({ length: 10 }, () => new AbortController());
+    const waiting = waitingClients.map((client) => settled(query(client)));
+    await waitFor(() => apiPool.waitingCount === 10, 'ten requests waiting for the connection');
+    // Ten more find the queue full and look again one turn later; before that turn every client leaves,
+    // as at the end of a burst, so that the second look finds the queue's waiters gone.
+    const lookingClients = Array.from({ length: 10 }, () => new AbortController());
+    const looking = lookingClients.map((client) => settled(query(client)));
+    for (const client of [...waitingClients, ...lookingClients]) client.abort();
+    await waitFor(() => looking.every((s) => s.outcome !== undefined), 'the ten that looked again answered', { timeoutMs: 5_000 });
+    for (const { outcome } of looking) assert.ok(outcome instanceof ClientGoneError, String(outcome));
+    assert.equal(apiPool.waitingCount, 10, 'none of the ten that looked again joined the queue');
+    const staying = query(new AbortController());
+    await waitFor(() => apiPool.waitingCount === 11, 'the staying request queued, not refused');
+    held.release();
+    released = true;
+    assert.deepEqual((await staying).rows, [{ '?column?': 1 }]);
+    await waitFor(() => waiting.every((s) => s.outcome !== undefined), 'the ten that waited answered');
+    for (const { outcome } of waiting) assert.ok(outcome instanceof ClientGoneError, String(outcome));
+  } finally {
+    if (!released) held.release();
+  }
+});
+
+/** `promise`'s value or rejection once it settles, kept without an unhandled rejection meanwhile. */
+function settled(promise: Promise<unknown>): { outcome: unknown } {
+  const state: { outcome: unknown } = { outcome: undefined };
+  promise.then(
+    (value) => (state.outcome = value ?? null),
+    (error: unknown) => (state.outcome = error),
+  );
+  return state;
+}
 
 /** A request sent on a socket of its own, which the test closes to play a client that leaves. */
 function leavingClient(port: number, path: string): { leave(): void } {
