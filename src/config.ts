@@ -24,8 +24,10 @@ export interface Config {
   bulkLoadDistance: number;
   /** The fewest blocks loaded in bulk, into an empty database; 0: never. */
   bulkLoadMinBlocks: number;
-  /** maintenance_work_mem of each index build after a bulk load, in megabytes. */
-  bulkLoadMaintenanceWorkMemMb: number;
+  /** work_mem of each ledger step and maintenance_work_mem of each index build after a bulk load, in megabytes. */
+  bulkLoadWorkMemMb: number;
+  /** Steps of the switch after a bulk load run at once. */
+  bulkLoadSwitchConcurrency: number;
   /** Null: E4 names no successor. */
   instanceTransfersSuccessorUrl: string | null;
   /** Where ipfs:// NFT metadata is fetched: <gateway>/<cid>/<path>. */
@@ -77,7 +79,8 @@ const defaults = {
   maxReorgDepth: 128,
   bulkLoadDistance: 1_000,
   bulkLoadMinBlocks: 10_000,
-  bulkLoadMaintenanceWorkMemMb: 512,
+  bulkLoadWorkMemMb: 512,
+  bulkLoadSwitchConcurrency: 2,
   ipfsGatewayUrl: 'https://ipfs.io/ipfs',
   logLevel: 'info',
   poolSize: 10,
@@ -209,11 +212,19 @@ export const settings: readonly Setting[] = [
       'an empty database with at least this many blocks that far below the head loads them in bulk; `0`: never (a bulk load under way is finished all the same)',
   },
   {
-    env: 'INDEXER_BULK_LOAD_MAINTENANCE_WORK_MEM_MB',
-    flag: 'bulk-load-maintenance-work-mem-mb',
-    key: 'bulkLoadMaintenanceWorkMemMb',
-    default: code(defaults.bulkLoadMaintenanceWorkMemMb),
-    meaning: "PostgreSQL's `maintenance_work_mem` for each index built after a bulk load, in MB",
+    env: 'INDEXER_BULK_LOAD_WORK_MEM_MB',
+    flag: 'bulk-load-work-mem-mb',
+    key: 'bulkLoadWorkMemMb',
+    default: code(defaults.bulkLoadWorkMemMb),
+    meaning:
+      "PostgreSQL's memory for each step of the switch after a bulk load, in MB: `work_mem` of a ledger step, `maintenance_work_mem` of an index build",
+  },
+  {
+    env: 'INDEXER_BULK_LOAD_SWITCH_CONCURRENCY',
+    flag: 'bulk-load-switch-concurrency',
+    key: 'bulkLoadSwitchConcurrency',
+    default: code(defaults.bulkLoadSwitchConcurrency),
+    meaning: 'steps of the switch after a bulk load (ledger steps, index builds) run at once, each on a database connection of its own',
   },
   {
     env: 'IPFS_GATEWAY_URL',
@@ -503,12 +514,13 @@ export function parseConfig(raw: RawSettings): Config {
     maxReorgDepth,
     bulkLoadDistance,
     bulkLoadMinBlocks: integer('bulkLoadMinBlocks', raw.bulkLoadMinBlocks, defaults.bulkLoadMinBlocks, 0, 1_000_000_000),
-    bulkLoadMaintenanceWorkMemMb: integer(
-      'bulkLoadMaintenanceWorkMemMb',
-      raw.bulkLoadMaintenanceWorkMemMb,
-      defaults.bulkLoadMaintenanceWorkMemMb,
+    bulkLoadWorkMemMb: integer('bulkLoadWorkMemMb', raw.bulkLoadWorkMemMb, defaults.bulkLoadWorkMemMb, 1, 1_000_000),
+    bulkLoadSwitchConcurrency: integer(
+      'bulkLoadSwitchConcurrency',
+      raw.bulkLoadSwitchConcurrency,
+      defaults.bulkLoadSwitchConcurrency,
       1,
-      1_000_000,
+      64,
     ),
     instanceTransfersSuccessorUrl: url('instanceTransfersSuccessorUrl', raw.instanceTransfersSuccessorUrl, ['https:', 'http:']),
     ipfsGatewayUrl: url('ipfsGatewayUrl', raw.ipfsGatewayUrl, ['https:', 'http:']) ?? defaults.ipfsGatewayUrl,

@@ -18,7 +18,7 @@ function describe(state: BulkLoadState): string {
   const range = `blocks ${state.firstBlock} to ${state.lastBlock}`;
   return state.phase === 'loading'
     ? `History (${range}) is being loaded in bulk; this endpoint answers once the load and its switch to the indexed mode are done.`
-    : `History (${range}) is loaded; the switch to the indexed mode is building ${state.phase === 'ledger' ? 'balances and counters' : state.phase === 'indexes' ? 'indexes' : 'statistics'} (step ${state.stepsDone + 1}); this endpoint answers once it is done.`;
+    : `History (${range}) is loaded; the switch to the indexed mode is building ${state.phase === 'ledger' ? 'balances and counters' : state.phase === 'indexes' ? 'indexes' : 'statistics'} (step ${state.stepsDone + 1} of ${state.stepsTotal}); this endpoint answers once it is done.`;
 }
 
 /**

@@ -12,6 +12,7 @@ import { startTokenMetadataStage } from '../indexer/stages/token-metadata-stage.
 import { startTraceStage, type TraceStage } from '../indexer/stages/trace-stage.js';
 import { migrate } from '../store/migrate.js';
 import { findNewestBlock } from '../store/read/blocks.js';
+import { bulkLoadUnderWay } from '../store/read/bulk-load.js';
 import { ensureSameChain } from './chain-identity.js';
 import { openDatabase, type Database } from './database.js';
 import { connectNode, type NodeConnection } from './node.js';
@@ -74,7 +75,8 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
       settings: {
         distance: config.bulkLoadDistance,
         minBlocks: config.bulkLoadMinBlocks,
-        maintenanceWorkMem: `${config.bulkLoadMaintenanceWorkMemMb}MB`,
+        workMem: `${config.bulkLoadWorkMemMb}MB`,
+        switchConcurrency: config.bulkLoadSwitchConcurrency,
       },
       traces: config.disableInternalTransactions ? null : { client: traceClient(config, node), method: node.capabilities.traceMethod },
     },
@@ -158,6 +160,7 @@ function startReadingTokens(
     logger: logger.child({ component: 'tokens' }),
     batchSize: TOKEN_READ_BATCH_SIZE,
     pollIntervalMs: config.pollIntervalMs,
+    heldBack: () => bulkLoadUnderWay(database.pool),
   });
   resources.add(() => tokenStage.stop());
   const nftStage = startNftMetadataStage({
@@ -167,6 +170,7 @@ function startReadingTokens(
     fetch: { ipfsGateway: config.ipfsGatewayUrl, timeoutMs: 10_000, maxBytes: 1024 * 1024, retries: 2 },
     batchSize: TOKEN_READ_BATCH_SIZE,
     pollIntervalMs: config.pollIntervalMs,
+    heldBack: () => bulkLoadUnderWay(database.pool),
   });
   resources.add(() => nftStage.stop());
   return [tokenStage, nftStage];
@@ -195,6 +199,7 @@ function startReadingBalances(
     logger: logger.child({ component: 'coin-balances' }),
     batchSize: BALANCE_READ_BATCH_SIZE,
     pollIntervalMs: config.pollIntervalMs,
+    heldBack: () => bulkLoadUnderWay(database.pool),
   });
   resources.add(() => balanceStage.stop());
   return balanceStage;

@@ -41,16 +41,23 @@ export async function dropSecondaryIndexes(client: PoolClient): Promise<string[]
   return rows.map((r) => r.name).sort();
 }
 
-/** The indexes a bulk load dropped that are not built again yet, in the order they are built. */
+/**
+ * The indexes a bulk load dropped that are not built again yet, those of the largest tables first: when
+ * several are built at once, the longest builds start first rather than last.
+ */
 export async function indexesToBuild(pool: Pool): Promise<string[]> {
-  const { rows } = await pool.query<{ name: string }>('SELECT name FROM bulk_load_dropped_indexes ORDER BY name');
+  const { rows } = await pool.query<{ name: string }>(
+    `SELECT name FROM bulk_load_dropped_indexes
+     ORDER BY pg_relation_size(substring(definition FROM ' ON (\\S+) USING ')::regclass) DESC, name`,
+  );
   return rows.map((r) => r.name);
 }
 
 /**
  * Builds one dropped index again and forgets it, counting the step of the bulk load's switch, in one
- * transaction: after a crash the index is either built and forgotten or neither. A build sorts the whole table: `maintenanceWorkMem` (PostgreSQL's
- * maintenance_work_mem, for this transaction only) lets it sort in memory rather than in temporary files.
+ * transaction: after a crash the index is either built and forgotten or neither. A build sorts the
+ * whole table: `maintenanceWorkMem` (PostgreSQL's maintenance_work_mem, for this transaction only)
+ * lets it sort in memory rather than in temporary files.
  */
 export async function buildDroppedIndex(pool: Pool, name: string, maintenanceWorkMem: string): Promise<void> {
   await inTransaction(pool, async (client) => {

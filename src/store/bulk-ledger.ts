@@ -12,6 +12,8 @@ import { inTransaction } from './transaction.js';
  */
 export interface LedgerStep {
   name: string;
+  /** The steps this one reads the work of, or whose rows it updates too (both would wait on each other's row locks). */
+  after?: readonly string[];
   run(client: PoolClient): Promise<void>;
 }
 
@@ -172,14 +174,18 @@ async function markCoinBalances(client: PoolClient): Promise<void> {
   );
 }
 
-/** In the order they must run: balances take their tokens' type and name, totals count the address counters. */
+/**
+ * In an order they may run one by one, the longest chain first: balances take their tokens' type and
+ * name, supply marks update the tokens' rows after the holder counts, totals count the address counters.
+ * The rest are independent and may run beside them.
+ */
 export const ledgerSteps: readonly LedgerStep[] = [
   { name: 'tokens', run: buildTokens },
-  { name: 'balances and holders', run: buildBalances },
+  { name: 'balances and holders', after: ['tokens'], run: buildBalances },
   { name: 'instances', run: buildInstances },
-  { name: 'supply marks', run: markSupplies },
+  { name: 'supply marks', after: ['balances and holders'], run: markSupplies },
   { name: 'address counters', run: buildAddressCounters },
-  { name: 'chain totals', run: buildChainTotals },
+  { name: 'chain totals', after: ['address counters'], run: buildChainTotals },
   { name: 'contracts', run: markContracts },
   { name: 'coin balance marks', run: markCoinBalances },
 ];

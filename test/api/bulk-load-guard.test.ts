@@ -42,7 +42,7 @@ test('while history is loaded in bulk, every data endpoint is a 503 with Retry-A
   assert.equal((await api.get('/api/v2/transactions')).status, 200, 'before the load');
   assert.equal((await api.get('/health')).body.bulk_load, null);
 
-  bulkLoad = { phase: 'loading', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 0 };
+  bulkLoad = { phase: 'loading', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 0, stepsTotal: null };
   await setBulkLoad('loading');
   try {
     const routes = servedRoutes().filter((r) => r.url.startsWith('/api/v2/'));
@@ -60,7 +60,7 @@ test('while history is loaded in bulk, every data endpoint is a 503 with Retry-A
     }
     const health = await api.get('/health');
     assert.equal(health.status, 200);
-    assert.deepEqual(health.body.bulk_load, { phase: 'loading', first_block: 0, last_block: 99999, steps_done: 0 });
+    assert.deepEqual(health.body.bulk_load, { phase: 'loading', first_block: 0, last_block: 99999, steps_done: 0, steps_total: null });
     assert.equal((await fetch(`${api.base}/metrics`)).status, 200);
     assert.equal((await fetch(`${api.base}/openapi.json`)).status, 200);
     assert.equal((await api.get('/api/v2/no-such-endpoint')).status, 404, 'an unknown path is still a 404');
@@ -71,10 +71,10 @@ test('while history is loaded in bulk, every data endpoint is a 503 with Retry-A
 });
 
 test('the switch names its phase and step, and the endpoints answer again once it is done', async () => {
-  bulkLoad = { phase: 'indexes', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 3 };
+  bulkLoad = { phase: 'indexes', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 3, stepsTotal: 40 };
   const answer = await api.get('/api/v2/blocks');
   assert.equal(answer.status, 503);
-  assert.match(answer.body.message, /building indexes \(step 4\)/);
+  assert.match(answer.body.message, /building indexes \(step 4 of 40\)/);
   bulkLoad = null;
   assert.equal((await api.get('/api/v2/blocks')).status, 200);
 });
@@ -83,9 +83,16 @@ test("the bulk load's row is read apart from the requests, now and then, and a n
   const watch = await watchBulkLoad(db.pool, pino({ level: 'silent' }), 50);
   try {
     assert.equal(watch.current(), null);
+    await db.pool.query("INSERT INTO bulk_load_ledger_steps (name) VALUES ('a'), ('b'), ('c'), ('d'), ('e'), ('f')");
     await setBulkLoad('ledger', 2);
     await waitFor(() => watch.current()?.phase === 'ledger', 'the ledger phase seen', { timeoutMs: 30_000 });
-    assert.deepEqual(watch.current(), { phase: 'ledger', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 2 });
+    assert.deepEqual(watch.current(), { phase: 'ledger', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 2, stepsTotal: 8 });
+    await db.pool.query("INSERT INTO bulk_load_dropped_indexes (name, definition) VALUES ('a', ''), ('b', '')");
+    await setBulkLoad('indexes', 5);
+    await waitFor(() => watch.current()?.phase === 'indexes', 'the index phase seen', { timeoutMs: 30_000 });
+    assert.equal(watch.current()?.stepsTotal, 7, 'five indexes built and two left');
+    await db.pool.query('DELETE FROM bulk_load_dropped_indexes');
+    await db.pool.query('DELETE FROM bulk_load_ledger_steps');
     await db.pool.query('DELETE FROM bulk_load');
     await waitFor(() => watch.current() === null, 'the end of the bulk load seen', { timeoutMs: 30_000 });
   } finally {

@@ -89,7 +89,7 @@ test('a bulk load of history, then its switch and the usual indexing to the head
     logger: keptLogger(lines),
     maxReorgDepth: 2,
     bulkLoad: {
-      settings: { distance: DISTANCE, minBlocks: 1, maintenanceWorkMem: '64MB' },
+      settings: { distance: DISTANCE, minBlocks: 1, workMem: '64MB', switchConcurrency: 2 },
       traces: { client: chain.client, method: 'trace_block' },
     },
   });
@@ -116,7 +116,7 @@ test('a database that holds blocks already is indexed as usual, whatever the dis
   await index(db, {
     logger: keptLogger(lines),
     maxReorgDepth: 2,
-    bulkLoad: { settings: { distance: DISTANCE, minBlocks: 1, maintenanceWorkMem: '64MB' }, traces: null },
+    bulkLoad: { settings: { distance: DISTANCE, minBlocks: 1, workMem: '64MB', switchConcurrency: 2 }, traces: null },
   });
   assert.ok(!lines.some((line) => line.includes('bulk')), lines.join(' | '));
 });
@@ -149,7 +149,7 @@ test('after a bulk load, a reorg near the head is followed as in a usual index',
     await testIndexerOptions(bulk, chain.client, null, {
       maxReorgDepth: 2,
       bulkLoad: {
-        settings: { distance: DISTANCE, minBlocks: 1, maintenanceWorkMem: '64MB' },
+        settings: { distance: DISTANCE, minBlocks: 1, workMem: '64MB', switchConcurrency: 2 },
         traces: { client: chain.client, method: 'trace_block' },
       },
     }),

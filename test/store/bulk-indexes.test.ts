@@ -44,13 +44,21 @@ test('a bulk load drops the secondary indexes of the tables it fills, keeps keys
     assert.ok(!dropped.includes(kept) && before.has(kept), `${kept} stays`);
   const during = await indexDefinitions(db.pool);
   assert.deepEqual([...before.keys()].filter((name) => !during.has(name)).sort(), dropped);
-  assert.deepEqual(await indexesToBuild(db.pool), dropped);
+  const toBuild = await indexesToBuild(db.pool);
+  assert.deepEqual([...toBuild].sort(), dropped);
+  const sizes = await tableSizes(db.pool, toBuild);
+  assert.deepEqual(
+    sizes,
+    [...sizes].sort((a, b) => b - a),
+    `the indexes of the largest tables first: ${toBuild.join(', ')}`,
+  );
+  assert.ok(sizes[0]! > sizes.at(-1)!, 'tables of several sizes');
 
   // Two built, then a restart: a new connection pool finds the rest listed and builds them.
   for (const name of dropped.slice(0, 2)) await buildDroppedIndex(db.pool, name, '64MB');
   const restarted = new pg.Pool({ connectionString: db.url, max: 2 });
   try {
-    assert.deepEqual(await indexesToBuild(restarted), dropped.slice(2));
+    assert.deepEqual((await indexesToBuild(restarted)).sort(), dropped.slice(2));
     for (const name of await indexesToBuild(restarted)) await buildDroppedIndex(restarted, name, '64MB');
     assert.deepEqual(await indexesToBuild(restarted), []);
   } finally {
@@ -58,6 +66,16 @@ test('a bulk load drops the secondary indexes of the tables it fills, keeps keys
   }
   assert.deepEqual(await indexDefinitions(db.pool), before, 'every index is back, as the migrations defined it');
 });
+
+/** The size of the table of each index a bulk load dropped, in bytes. */
+async function tableSizes(pool: pg.Pool, names: readonly string[]): Promise<number[]> {
+  const { rows } = await pool.query<{ name: string; size: string }>(
+    `SELECT name, pg_relation_size(substring(definition FROM ' ON (\\S+) USING ')::regclass) AS size
+     FROM bulk_load_dropped_indexes`,
+  );
+  const size = new Map(rows.map((row) => [row.name, Number(row.size)]));
+  return names.map((name) => size.get(name)!);
+}
 
 const twin = `\\x${'ee'.repeat(32)}`;
 

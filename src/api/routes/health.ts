@@ -39,6 +39,7 @@ const BulkLoadSchema = Type.Object({
   first_block: Type.Integer(),
   last_block: Type.Integer(),
   steps_done: Type.Integer(),
+  steps_total: Nullable(Type.Integer()),
 });
 
 const Response = Type.Object({
@@ -88,6 +89,7 @@ const bulkLoadView = (state: BulkLoadState) => ({
   first_block: Number(state.firstBlock),
   last_block: Number(state.lastBlock),
   steps_done: state.stepsDone,
+  steps_total: state.stepsTotal,
 });
 
 /**

@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import type { TraceMethod } from '../../chain/capabilities.js';
 import { fetchBatchTraces } from '../../chain/fetch-traces.js';
 import type { RpcClient } from '../../chain/rpc.js';
+import { runDependentTasks } from '../../lib/dependent-tasks.js';
 import type { BlockBundle, BlockTraces } from '../../model.js';
-import { ledgerSteps } from '../../store/bulk-ledger.js';
 import { buildDroppedIndex, indexesToBuild } from '../../store/bulk-indexes.js';
-import { beginBulkLoad, enterBulkLoadPhase, finishBulkLoad, runLedgerStep } from '../../store/bulk-load.js';
+import { beginBulkLoad, enterBulkLoadPhase, finishBulkLoad, ledgerStepsLeft, runLedgerStep } from '../../store/bulk-load.js';
 import { findMissingRanges, highestIndexedBlock } from '../../store/index-progress.js';
 import { type BulkLoadState, readBulkLoad } from '../../store/read/bulk-load.js';
 import { writeBulkBlockBundles } from '../../store/write-blocks.js';
@@ -20,8 +20,10 @@ export interface BulkLoadSettings {
   distance: number;
   /** Fewer blocks than this to load are indexed as usual: the switch would cost more than it saves. 0: no new bulk load begins. */
   minBlocks: number;
-  /** PostgreSQL's maintenance_work_mem for each index build of the switch. */
-  maintenanceWorkMem: string;
+  /** PostgreSQL's memory for each step of the switch: work_mem of a ledger step, maintenance_work_mem of an index build. */
+  workMem: string;
+  /** Steps of the switch run at once, each on a connection of its own. */
+  switchConcurrency: number;
 }
 
 /** What a bulk load needs of the indexer that runs it. */
@@ -69,32 +71,39 @@ export async function planBulkLoad(
 /**
  * Runs a bulk load from the phase it is in to its end: the blocks loaded (with their traces), then the
  * switch to the normal mode: the ledger built step by step, each dropped index built again, statistics
- * gathered. Each step commits with its record, so that a restart resumes after the last one committed.
+ * gathered. Each step commits with its record, so that a restart resumes after the last ones committed;
+ * the steps of a phase run `switchConcurrency` at a time.
  */
 export async function runBulkLoad(context: BulkLoadContext, state: BulkLoadState): Promise<void> {
-  const { pool, logger, retry } = context;
+  const { pool, logger, retry, settings } = context;
   const range = `blocks ${state.firstBlock} to ${state.lastBlock}`;
-  if (state.phase === 'loading') {
+  let phase = state.phase;
+  if (phase === 'loading') {
     logger.info(`loading ${range} in bulk: without secondary indexes and ledger, built once the blocks are in`);
     await load(context, state);
     await retry('entering the ledger phase of the bulk load', () => enterBulkLoadPhase(pool, 'ledger'));
-    state = { ...state, phase: 'ledger', stepsDone: 0 };
+    phase = 'ledger';
   }
-  if (state.phase === 'ledger') {
-    for (const step of ledgerSteps.slice(state.stepsDone)) {
-      await timed(logger, `bulk load: ${step.name} built`, () =>
-        retry(`building ${step.name} of the bulk load`, () => runLedgerStep(pool, step)),
-      );
-    }
+  if (phase === 'ledger') {
+    const steps = await retry('listing the ledger steps to run', () => ledgerStepsLeft(pool));
+    await runDependentTasks(steps, settings.switchConcurrency, (step) =>
+      timed(logger, `bulk load: ${step.name} built`, () =>
+        retry(`building ${step.name} of the bulk load`, () => runLedgerStep(pool, step, settings.workMem)),
+      ),
+    );
     await retry('entering the index phase of the bulk load', () => enterBulkLoadPhase(pool, 'indexes'));
-    state = { ...state, phase: 'indexes', stepsDone: 0 };
+    phase = 'indexes';
   }
-  if (state.phase === 'indexes') {
-    for (const name of await retry('listing the indexes to build', () => indexesToBuild(pool))) {
-      await timed(logger, `bulk load: index ${name} built`, () =>
-        retry(`building index ${name}`, () => buildDroppedIndex(pool, name, context.settings.maintenanceWorkMem)),
-      );
-    }
+  if (phase === 'indexes') {
+    const names = await retry('listing the indexes to build', () => indexesToBuild(pool));
+    await runDependentTasks(
+      names.map((name) => ({ name })),
+      settings.switchConcurrency,
+      ({ name }) =>
+        timed(logger, `bulk load: index ${name} built`, () =>
+          retry(`building index ${name}`, () => buildDroppedIndex(pool, name, settings.workMem)),
+        ),
+    );
     await retry('entering the statistics phase of the bulk load', () => enterBulkLoadPhase(pool, 'statistics'));
   }
   await timed(logger, `bulk load of ${range} done: statistics gathered`, () => retry('gathering statistics', () => finishBulkLoad(pool)));

@@ -12,16 +12,21 @@ export interface BackgroundLoop {
   stop(): Promise<void>;
 }
 
-interface BackgroundLoopOptions {
+export interface BackgroundLoopOptions {
   logger: Logger;
   pollIntervalMs: number;
   backoff?: Backoff;
+  /**
+   * Whether the stage must wait for now (asked before each step): a stage that reads the ledger waits
+   * while a bulk load of history is under way, since the ledger and its indexes are not built yet.
+   */
+  heldBack?: () => Promise<boolean>;
 }
 
 /**
  * Runs `step` over and over beside the block pipeline until stopped, resting `pollIntervalMs` whenever
- * a step finds nothing to do (it returns false). The step runs its work through `retry`, which waits
- * out retryable failures; a fatal error ends the loop.
+ * a step finds nothing to do (it returns false) or the stage is held back. The step runs its work
+ * through `retry`, which waits out retryable failures; a fatal error ends the loop.
  */
 export function startBackgroundLoop(options: BackgroundLoopOptions, step: (retry: Retry) => Promise<boolean>): BackgroundLoop {
   const controller = new AbortController();
@@ -30,8 +35,11 @@ export function startBackgroundLoop(options: BackgroundLoopOptions, step: (retry
   const drained = createDrainSignal();
   const run = async () => {
     while (!signal.aborted) {
-      if (await step(retry)) continue;
-      drained.fire();
+      const { heldBack } = options;
+      if (heldBack === undefined || !(await retry('asking whether the stage must wait', heldBack))) {
+        if (await step(retry)) continue;
+        drained.fire();
+      }
       await sleep(options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
     }
   };

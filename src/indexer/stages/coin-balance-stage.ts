@@ -1,19 +1,14 @@
 import type { Pool } from 'pg';
-import type { Logger } from 'pino';
 import { readCoinBalances, StateNotKeptError } from '../../chain/coin-balances.js';
 import type { RpcClient } from '../../chain/rpc.js';
 import { findCoinBalanceMarks, findIndexedHead, saveCoinBalances } from '../../store/coin-balances.js';
-import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
-import type { Backoff } from '../retry.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 
-export interface CoinBalanceStageOptions {
+export interface CoinBalanceStageOptions extends BackgroundLoopOptions {
   pool: Pool;
   client: RpcClient;
-  logger: Logger;
   /** Addresses read at once (one JSON-RPC batch, one save). */
   batchSize: number;
-  pollIntervalMs: number;
-  backoff?: Backoff;
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { Pool } from 'pg';
-import type { Logger } from 'pino';
 import { createContractCaller } from '../../chain/contract-calls.js';
 import type { RpcClient } from '../../chain/rpc.js';
 import { readTokenUris } from '../../chain/token-uri.js';
@@ -9,20 +8,16 @@ import {
   findInstancesWithoutMetadata,
   saveInstanceMetadata,
 } from '../../store/nft-metadata.js';
-import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 import { type NftMetadataOptions, fetchNftMetadata } from '../../offchain/nft-metadata.js';
-import type { Backoff } from '../retry.js';
 
-export interface NftMetadataStageOptions {
+export interface NftMetadataStageOptions extends BackgroundLoopOptions {
   pool: Pool;
   /** A client with a short timeout, for tokenURI and uri calls. */
   client: RpcClient;
-  logger: Logger;
   fetch: NftMetadataOptions;
   /** Ids fetched at once. */
   batchSize: number;
-  pollIntervalMs: number;
-  backoff?: Backoff;
 }
 
 async function fetchInstance(

@@ -1,17 +1,13 @@
 import type { Pool } from 'pg';
-import type { Logger } from 'pino';
 import type { RpcClient } from '../../chain/rpc.js';
 import { fetchTxpool } from '../../chain/txpool.js';
 import { replacePendingTransactions } from '../../store/pending-transactions.js';
-import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
-import type { Backoff, Retry } from '../retry.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
+import type { Retry } from '../retry.js';
 
-export interface PendingStageOptions {
+export interface PendingStageOptions extends BackgroundLoopOptions {
   pool: Pool;
   client: RpcClient;
-  logger: Logger;
-  pollIntervalMs: number;
-  backoff?: Backoff;
 }
 
 /**

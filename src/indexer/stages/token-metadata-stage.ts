@@ -1,21 +1,17 @@
 import type { Pool } from 'pg';
-import type { Logger } from 'pino';
 import { type ContractCaller, createContractCaller } from '../../chain/contract-calls.js';
 import type { RpcClient } from '../../chain/rpc.js';
 import { readTokenMetadata, readTotalSupplies } from '../../chain/token-metadata.js';
 import { findTokensWithSupplyMarks, findTokensWithoutMetadata, saveTokenMetadata, saveTotalSupplies } from '../../store/token-metadata.js';
-import { type BackgroundLoop, startBackgroundLoop } from './background-loop.js';
-import type { Backoff, Retry } from '../retry.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
+import type { Retry } from '../retry.js';
 
-export interface TokenMetadataStageOptions {
+export interface TokenMetadataStageOptions extends BackgroundLoopOptions {
   pool: Pool;
   /** A client with a short timeout: a contract that does not answer must not hold the stage. */
   client: RpcClient;
-  logger: Logger;
   /** Tokens read at once. */
   batchSize: number;
-  pollIntervalMs: number;
-  backoff?: Backoff;
 }
 
 /**

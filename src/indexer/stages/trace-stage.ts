@@ -1,24 +1,19 @@
 import type { Pool } from 'pg';
-import type { Logger } from 'pino';
 import type { TraceMethod } from '../../chain/capabilities.js';
 import { fetchBatchTraces } from '../../chain/fetch-traces.js';
 import type { RpcClient } from '../../chain/rpc.js';
 import type { UntracedBlock } from '../../model.js';
 import { findUntracedBlocks } from '../../store/untraced-blocks.js';
 import { writeBlockTraces } from '../../store/write-traces.js';
-import { startBackgroundLoop, type BackgroundLoop } from './background-loop.js';
-import type { Backoff } from '../retry.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 
-export interface TraceStageOptions {
+export interface TraceStageOptions extends BackgroundLoopOptions {
   pool: Pool;
   /** The client for trace calls (ETHEREUM_JSONRPC_TRACE_URL, else the node's). */
   client: RpcClient;
   traceMethod: TraceMethod;
-  logger: Logger;
   batchSize: number;
   concurrency: number;
-  pollIntervalMs: number;
-  backoff?: Backoff;
 }
 
 export interface TraceStage extends BackgroundLoop {
