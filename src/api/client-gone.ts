@@ -45,8 +45,17 @@ export function withRequestContext<T>(context: RequestContext, task: () => T): T
   return currentRequest.run(context, task);
 }
 
+/**
+ * Whether the request's client has closed its connection. The socket shows it first: it is destroyed
+ * as soon as its end is read, while the request's signal aborts only once the socket's close is
+ * handled, later in the same turn of the event loop.
+ */
+function clientGone(context: RequestContext | undefined): boolean {
+  return context !== undefined && (context.gone.aborted || context.socket?.destroyed === true);
+}
+
 function throwIfClientGone(context: RequestContext | undefined): void {
-  if (context !== undefined && (context.gone.aborted || context.socket?.destroyed === true)) throw new ClientGoneError();
+  if (clientGone(context)) throw new ClientGoneError();
 }
 
 /** A pool the checks can also look at between the wait for a connection and the query, and whose queue they can see. */
@@ -72,10 +81,22 @@ export class PoolSaturatedError extends Error {
   }
 }
 
-/** `abandoned`: waiters whose client has left, which hand their connection straight back and so do not count. */
-function saturated(pool: Pool, abandoned: number): boolean {
+/** The requests waiting for a connection of the pool, one entry a query, with their contexts. */
+type Waiting = Set<{ context: RequestContext | undefined }>;
+
+/**
+ * Whether the pool's queue is full. Waiters whose client has left hand their connection straight back,
+ * so they do not count; they are counted only when the queue looks full.
+ */
+function saturated(pool: Pool, waiting: Waiting): boolean {
   const max = pool.options?.max;
-  return max !== undefined && (pool.waitingCount ?? 0) - abandoned >= WAITING_PER_CONNECTION * max;
+  if (max === undefined) return false;
+  const bound = WAITING_PER_CONNECTION * max;
+  const queued = pool.waitingCount ?? 0;
+  if (queued < bound) return false;
+  let abandoned = 0;
+  for (const { context } of waiting) if (clientGone(context)) abandoned += 1;
+  return queued - abandoned >= bound;
 }
 
 /**
@@ -83,10 +104,10 @@ function saturated(pool: Pool, abandoned: number): boolean {
  * turn of the event loop later: right after a burst, the closes of its connections may be read only
  * after the next request, and until then their waiters still count.
  */
-async function refuseIfSaturated(pool: Pool, abandoned: () => number): Promise<void> {
-  if (!saturated(pool, abandoned())) return;
+async function refuseIfSaturated(pool: Pool, waiting: Waiting): Promise<void> {
+  if (!saturated(pool, waiting)) return;
   await new Promise((resolve) => setImmediate(resolve));
-  if (saturated(pool, abandoned())) throw new PoolSaturatedError();
+  if (saturated(pool, waiting)) throw new PoolSaturatedError();
 }
 
 /**
@@ -121,28 +142,23 @@ async function queryUnlessGone(
  * connection (of clients still there: the first request after a burst is not refused for the burst's).
  */
 export function clientAwareDb(pool: Pool): Db {
-  let abandoned = 0;
-  /** A connection of the pool; while waiting for it, counted among the abandoned waiters once the client leaves. */
+  const waiting: Waiting = new Set();
+  /** A connection of the pool, the request listed among the waiting ones meanwhile. */
   async function connect(connecting: Promise<PoolClient>, context: RequestContext | undefined): Promise<PoolClient> {
-    let left = false;
-    const leave = () => {
-      left = true;
-      abandoned += 1;
-    };
-    context?.gone.addEventListener('abort', leave, { once: true });
+    const entry = { context };
+    waiting.add(entry);
     try {
       return await connecting;
     } finally {
-      context?.gone.removeEventListener('abort', leave);
-      if (left) abandoned -= 1;
+      waiting.delete(entry);
     }
   }
   return {
     async query(text, values) {
       const context = currentRequest.getStore();
       throwIfClientGone(context);
-      await refuseIfSaturated(pool, () => abandoned);
-      // A client that left during the second look would wait in the queue unseen (its signal has aborted already).
+      await refuseIfSaturated(pool, waiting);
+      // The client may have left during the second look.
       throwIfClientGone(context);
       if (pool.connect === undefined) return pool.query(text, values);
       const client = await connect(pool.connect(), context);

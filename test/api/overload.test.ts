@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -256,6 +256,31 @@ test('requests whose clients leave while they look again at a full queue are not
     for (const { outcome } of looking) assert.ok(outcome instanceof ClientGoneError, String(outcome));
     assert.equal(apiPool.waitingCount, 10, 'none of the ten that looked again joined the queue');
     const staying = query(new AbortController());
+    await waitFor(() => apiPool.waitingCount === 11, 'the staying request queued, not refused');
+    held.release();
+    released = true;
+    assert.deepEqual((await staying).rows, [{ '?column?': 1 }]);
+    await waitFor(() => waiting.every((s) => s.outcome !== undefined), 'the ten that waited answered');
+    for (const { outcome } of waiting) assert.ok(outcome instanceof ClientGoneError, String(outcome));
+  } finally {
+    if (!released) held.release();
+  }
+});
+
+test("waiting requests whose sockets are closed count as gone before their signals abort (later in the event loop's turn)", async () => {
+  const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '60000' });
+  const guarded = clientAwareDb(apiPool);
+  const held = await apiPool.connect();
+  let released = false;
+  try {
+    // Sockets closed, as the server sees them once their ends are read; the close events not handled yet.
+    const sockets = Array.from({ length: 10 }, () => ({ destroyed: false }));
+    const waiting = sockets.map((socket) =>
+      settled(withRequestContext({ socket: socket as Socket, gone: new AbortController().signal }, () => guarded.query('SELECT 1'))),
+    );
+    await waitFor(() => apiPool.waitingCount === 10, 'ten requests waiting for the connection');
+    for (const socket of sockets) socket.destroyed = true;
+    const staying = withRequestContext({ socket: null, gone: new AbortController().signal }, () => guarded.query('SELECT 1'));
     await waitFor(() => apiPool.waitingCount === 11, 'the staying request queued, not refused');
     held.release();
     released = true;
