@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { pino } from 'pino';
 import { type TestDatabase, createTestDatabase } from '../support/database.js';
 import { type RunningApi, startApi } from './http.js';
+import { clientErrorHandler } from '../../src/api/http-hygiene.js';
 
 /** What the API answers around its routes: JSON bodies and nosniff everywhere, bodies refused, rate limits, its log lines. */
 
@@ -113,6 +115,25 @@ test('requests Node answers before routing get JSON too: no Host, an unparsable 
   // HTTP/1.0 needs no Host.
   const old = await rawExchange(api.base, 'GET /health HTTP/1.0\r\n\r\n');
   assert.equal(statusOf(old), 200);
+});
+
+test("a request whose headers do not arrive in time gets Node's 408 in JSON", async () => {
+  // Node's own timeout, shortened here: the API keeps Node's (60 s for the headers).
+  const server = createServer({ headersTimeout: 200, requestTimeout: 300, connectionsCheckingInterval: 50 }, () =>
+    assert.fail('no request reaches the handler'),
+  );
+  server.on('clientError', clientErrorHandler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const answer = await rawExchange(`http://127.0.0.1:${port}`, 'GET /health HTTP/1.1\r\nHost: x\r\n');
+    assert.equal(statusOf(answer), 408);
+    assert.equal(typeof JSON.parse(answer.body).message, 'string');
+    assert.match(answer.head, /x-content-type-options: nosniff/i);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
 test('a HEAD Node cannot parse is answered without a body', async () => {
