@@ -12,7 +12,7 @@ import { startTokenMetadataStage } from '../indexer/stages/token-metadata-stage.
 import { startTraceStage, type TraceStage } from '../indexer/stages/trace-stage.js';
 import { migrate } from '../store/migrate.js';
 import { findNewestBlock } from '../store/read/blocks.js';
-import { bulkLoadUnderWay } from '../store/read/bulk-load.js';
+import { bulkLoadSwitching, bulkLoadUnderWay } from '../store/read/bulk-load.js';
 import { ensureSameChain } from './chain-identity.js';
 import { openDatabase, type Database } from './database.js';
 import { connectNode, type NodeConnection } from './node.js';
@@ -160,7 +160,8 @@ function startReadingTokens(
     logger: logger.child({ component: 'tokens' }),
     batchSize: TOKEN_READ_BATCH_SIZE,
     pollIntervalMs: config.pollIntervalMs,
-    heldBack: () => bulkLoadUnderWay(database.pool),
+    // During a bulk load's switch only: it reads the names of the tokens the load writes meanwhile.
+    heldBack: () => bulkLoadSwitching(database.pool),
   });
   resources.add(() => tokenStage.stop());
   const nftStage = startNftMetadataStage({

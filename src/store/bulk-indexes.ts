@@ -22,6 +22,13 @@ const BULK_LOADED_TABLES = [
 ] as const;
 
 /**
+ * Kept through the load, small and partial: the token metadata stage finds by them the tokens to read
+ * while the load writes them, so that the ledger's balances take the tokens' names when the switch
+ * builds them rather than each name being written into every balance row afterwards.
+ */
+const KEPT_INDEXES = ['tokens_metadata_pending', 'tokens_supply_pending'] as const;
+
+/**
  * Inside the transaction that begins a bulk load: drops the secondary indexes of the bulk-loaded tables,
  * recording how to build each again. Primary keys and unique constraints stay: a batch written twice
  * after a crash fails on them rather than doubling rows, and the ledger's upserts need them. Returns the
@@ -34,8 +41,9 @@ export async function dropSecondaryIndexes(client: PoolClient): Promise<string[]
        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
        WHERE t.relnamespace = 'public'::regnamespace AND t.relname = ANY($1::text[])
          AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)
+         AND i.relname <> ALL($2::text[])
        RETURNING name, definition`,
-    [BULK_LOADED_TABLES],
+    [BULK_LOADED_TABLES, KEPT_INDEXES],
   );
   for (const { name } of rows) await client.query(`DROP INDEX ${quoteIdentifier(name)}`);
   return rows.map((r) => r.name).sort();

@@ -46,7 +46,11 @@ function balanceDeltas(transfers: readonly TokenTransferRecord[], direction: 1n 
 /** The kinds of Transfer an ERC-404 contract emits. */
 const hybridKinds: ReadonlySet<TokenType> = new Set(['ERC-20', 'ERC-721', 'ERC-404']);
 
-async function recordTokens(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
+/**
+ * Inserts the tokens of `transfers` not known yet, typed by their first transfers. A bulk load writes
+ * them too, so that the token metadata stage reads their names while the load runs.
+ */
+export async function recordTokens(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   const types = new Map<Address, TokenType>();
   for (const t of transfers) {
     const seen = types.get(t.tokenAddress);

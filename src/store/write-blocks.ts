@@ -18,7 +18,7 @@ import {
   timestampCell,
 } from './encode.js';
 import { removeMinedFromPending } from './pending-transactions.js';
-import { applyTokenTransfers } from './token-ledger.js';
+import { applyTokenTransfers, recordTokens } from './token-ledger.js';
 import { writeTraceRows } from './write-traces.js';
 import { inTransaction } from './transaction.js';
 
@@ -278,6 +278,10 @@ export async function writeBulkBlockBundles(
   const rowSets = blockRowSets(bundles);
   await inTransaction(pool, async (client) => {
     await copyBlockRows(client, bundles, rowSets);
+    await recordTokens(
+      client,
+      bundles.flatMap((b) => b.tokenTransfers),
+    );
     await applyTotalsDelta(
       client,
       blockTotals(

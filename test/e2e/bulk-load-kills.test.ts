@@ -79,13 +79,12 @@ async function storedBlocks(db: TestDatabase): Promise<number> {
 /**
  * Each ledger step's first statement and the table it writes: a lock on the table makes the step wait
  * inside its transaction. The statement tells it from the stages beside it, which also touch some of
- * these tables. Not the chain totals': the load writes them too, and would wait on the lock first.
+ * these tables. Not the tokens', the supply marks' or the chain totals': the load writes their tables
+ * too, and would wait on the lock first.
  */
 const ledgerStepStatements: Record<string, { table: string; statement: RegExp }> = {
-  tokens: { table: 'tokens', statement: /^\s*INSERT INTO tokens/ },
   'balances and holders': { table: 'address_token_balances', statement: /^DELETE FROM address_token_balances$/ },
   instances: { table: 'token_instances', statement: /^\s*INSERT INTO token_instances/ },
-  'supply marks': { table: 'tokens', statement: /^UPDATE tokens SET supply_mark = NULL/ },
   'address counters': { table: 'address_counters', statement: /^DELETE FROM address_counters$/ },
   contracts: { table: 'addresses', statement: /^DELETE FROM addresses$/ },
   'coin balance marks': { table: 'coin_balance_marks', statement: /^DELETE FROM coin_balance_marks$/ },

@@ -122,7 +122,7 @@ export async function startSextant(
  */
 export async function runUntilSettled(env: Record<string, string>, settled: () => Promise<boolean>, timeoutMs = 240_000): Promise<void> {
   const sextant = await startSextant(env, timeoutMs);
-  const waited = await waitFor(settled, `sextant settled:\n${sextant.output()}`, { timeoutMs, intervalMs: 100 }).then(
+  const waited = await waitFor(settled, () => `sextant settled:\n${sextant.output()}`, { timeoutMs, intervalMs: 100 }).then(
     () => null,
     (error: unknown) => ({ error }),
   );

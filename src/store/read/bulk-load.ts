@@ -45,3 +45,8 @@ export async function readBulkLoad(db: Db): Promise<BulkLoadState | null> {
 export async function bulkLoadUnderWay(db: Db): Promise<boolean> {
   return (await db.query('SELECT 1 FROM bulk_load')).rowCount !== 0;
 }
+
+/** Whether a bulk load is in its switch (the ledger, the indexes, the statistics built): its loading is over. */
+export async function bulkLoadSwitching(db: Db): Promise<boolean> {
+  return (await db.query("SELECT 1 FROM bulk_load WHERE phase <> 'loading'")).rowCount !== 0;
+}
