@@ -241,8 +241,7 @@ test('requests whose clients leave while they look again at a full queue are not
   const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '60000' });
   const guarded = clientAwareDb(apiPool);
   const query = (client: AbortController) => withRequestContext({ socket: null, gone: client.signal }, () => guarded.query('SELECT 1'));
-  const held = await apiPool.connect();
-  let released = false;
+  const release = holdTheConnection(await apiPool.connect());
   try {
     const waitingClients = Array.from({ length: 10 }, () => new AbortController());
     const waiting = waitingClients.map((client) => settled(query(client)));
@@ -255,23 +254,16 @@ test('requests whose clients leave while they look again at a full queue are not
     await waitFor(() => looking.every((s) => s.outcome !== undefined), 'the ten that looked again answered', { timeoutMs: 5_000 });
     for (const { outcome } of looking) assert.ok(outcome instanceof ClientGoneError, String(outcome));
     assert.equal(apiPool.waitingCount, 10, 'none of the ten that looked again joined the queue');
-    const staying = query(new AbortController());
-    await waitFor(() => apiPool.waitingCount === 11, 'the staying request queued, not refused');
-    held.release();
-    released = true;
-    assert.deepEqual((await staying).rows, [{ '?column?': 1 }]);
-    await waitFor(() => waiting.every((s) => s.outcome !== undefined), 'the ten that waited answered');
-    for (const { outcome } of waiting) assert.ok(outcome instanceof ClientGoneError, String(outcome));
+    await assertStayingServed(apiPool, release, query(new AbortController()), waiting);
   } finally {
-    if (!released) held.release();
+    release();
   }
 });
 
 test("waiting requests whose sockets are closed count as gone before their signals abort (later in the event loop's turn)", async () => {
   const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '60000' });
   const guarded = clientAwareDb(apiPool);
-  const held = await apiPool.connect();
-  let released = false;
+  const release = holdTheConnection(await apiPool.connect());
   try {
     // Sockets closed, as the server sees them once their ends are read; the close events not handled yet.
     const sockets = Array.from({ length: 10 }, () => ({ destroyed: false }));
@@ -281,16 +273,37 @@ test("waiting requests whose sockets are closed count as gone before their signa
     await waitFor(() => apiPool.waitingCount === 10, 'ten requests waiting for the connection');
     for (const socket of sockets) socket.destroyed = true;
     const staying = withRequestContext({ socket: null, gone: new AbortController().signal }, () => guarded.query('SELECT 1'));
-    await waitFor(() => apiPool.waitingCount === 11, 'the staying request queued, not refused');
-    held.release();
-    released = true;
-    assert.deepEqual((await staying).rows, [{ '?column?': 1 }]);
-    await waitFor(() => waiting.every((s) => s.outcome !== undefined), 'the ten that waited answered');
-    for (const { outcome } of waiting) assert.ok(outcome instanceof ClientGoneError, String(outcome));
+    await assertStayingServed(apiPool, release, staying, waiting);
   } finally {
-    if (!released) held.release();
+    release();
   }
 });
+
+/** Lets the held connection go, once however often it is called. */
+function holdTheConnection(held: pg.PoolClient): () => void {
+  let released = false;
+  return () => {
+    if (!released) held.release();
+    released = true;
+  };
+}
+
+/**
+ * A request of a client that stays is queued behind the ten of clients gone, not refused; once the
+ * connection is let go it is served, and the ten end in ClientGoneError without running a query.
+ */
+async function assertStayingServed(
+  pool: pg.Pool,
+  release: () => void,
+  staying: Promise<pg.QueryResult>,
+  gone: readonly { outcome: unknown }[],
+): Promise<void> {
+  await waitFor(() => pool.waitingCount === 11, 'the staying request queued, not refused');
+  release();
+  assert.deepEqual((await staying).rows, [{ '?column?': 1 }]);
+  await waitFor(() => gone.every((s) => s.outcome !== undefined), 'the ten that waited answered');
+  for (const { outcome } of gone) assert.ok(outcome instanceof ClientGoneError, String(outcome));
+}
 
 /** `promise`'s value or rejection once it settles, kept without an unhandled rejection meanwhile. */
 function settled(promise: Promise<unknown>): { outcome: unknown } {
