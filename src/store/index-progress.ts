@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Hex } from '../model.js';
-import { hexFromBytea } from './encode.js';
+import { byteaFromHex, hexFromBytea } from './encode.js';
 import type { Db } from './read/sql.js';
 
 /** The highest consensus block number (null on an empty database), as a scalar subquery. */
@@ -54,4 +54,9 @@ export async function findBrokenLink(pool: Pool, first: bigint, last: bigint): P
     [first.toString(), last.toString()],
   );
   return rows[0] ? BigInt(rows[0].number) : null;
+}
+
+/** Whether the block of `hash` is stored, whatever its consensus. */
+export async function isBlockStored(pool: Pool, hash: Hex): Promise<boolean> {
+  return (await pool.query('SELECT 1 FROM blocks WHERE hash = $1', [byteaFromHex(hash)])).rowCount !== 0;
 }

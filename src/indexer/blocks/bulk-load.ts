@@ -13,6 +13,7 @@ import { writeBulkBlockBundles } from '../../store/write-blocks.js';
 import type { Retry } from '../retry.js';
 import { blockBatches } from './block-batches.js';
 import { createWriteQueue } from './write-queue.js';
+import { writeRetried } from './write-retried.js';
 
 /** When and how history is loaded in bulk (INDEXER_BULK_LOAD_*). */
 export interface BulkLoadSettings {
@@ -115,7 +116,7 @@ async function load(context: BulkLoadContext, state: BulkLoadState): Promise<voi
   const writes = createWriteQueue<{ bundle: BlockBundle; traces: BlockTraces | null }>(async (items) => {
     const bundles = items.map((i) => i.bundle);
     const traced = traces === null ? null : items.map((i) => i.traces as BlockTraces);
-    await retry('writing blocks in bulk', () => writeBulkBlockBundles(pool, bundles, traced));
+    await writeRetried(retry, 'writing blocks in bulk', pool, bundles, () => writeBulkBlockBundles(pool, bundles, traced));
     context.onStored(bundles);
   });
   const missing = await retry('finding the blocks still to load', () => findMissingRanges(pool, state.firstBlock, state.lastBlock));

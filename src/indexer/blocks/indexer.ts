@@ -11,6 +11,7 @@ import type { BlockBundle, Hex, IndexerStatus } from '../../model.js';
 import { consensusBlockHash, findBrokenLink, findMissingRanges, highestIndexedBlock } from '../../store/index-progress.js';
 import { retractBlocksFrom } from '../../store/retract-blocks.js';
 import { writeBlockBundles } from '../../store/write-blocks.js';
+import { writeRetried } from './write-retried.js';
 import { AdaptiveBatchSize } from './adaptive-batch.js';
 import { type BulkLoadContext, type BulkLoadSettings, planBulkLoad, runBulkLoad } from './bulk-load.js';
 import { blockBatches } from './block-batches.js';
@@ -165,7 +166,7 @@ function createIndexingContext(options: IndexerOptions, status: IndexerStatus, s
     return bundles;
   };
   const writes = createWriteQueue<BlockBundle>(async (bundles) => {
-    await retry('writing blocks', () => writeBlockBundles(options.pool, bundles));
+    await writeRetried(retry, 'writing blocks', options.pool, bundles, () => writeBlockBundles(options.pool, bundles));
     status.blocksIndexed += bundles.length;
     status.transactionsIndexed += bundles.reduce((sum, bundle) => sum + bundle.transactions.length, 0);
   });
