@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
-import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
-import { runScenario } from '../../src/demo/scenario.js';
+import type { AnvilNode } from '../../src/demo/anvil.js';
 import { ledgerSteps } from '../../src/store/bulk-ledger.js';
-import { assertSameSnapshot, snapshotDatabase, unfinishedWork, type DatabaseSnapshot } from '../support/database-snapshot.js';
+import { assertSameSnapshot, indexDefinitions, snapshotDatabase, type DatabaseSnapshot } from '../support/database-snapshot.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { seededRandom } from '../support/fault-proxy.js';
-import { runUntilSettled, spawnSextant, type SextantChild } from '../support/sextant-process.js';
+import { spawnSextant, type SextantChild } from '../support/sextant-process.js';
+import { BULK_LOAD_TEST_DISTANCE, bulkLoadEnv, bulkLoadState, indexToTheEnd } from '../support/bulk-load-runs.js';
 import { waitFor } from '../support/wait.js';
+import { startScenarioChain } from '../support/scenario-chain.js';
 
 // A bulk load killed with SIGKILL in its load and in each phase of its switch (ledger, indexes,
 // statistics), then run to its end, leaves the database a usual index of the chain leaves. Each kill
@@ -17,7 +17,6 @@ import { waitFor } from '../support/wait.js';
 // the step's first statement waits for, kills the process while it waits, then lets the lock go.
 
 const EXTRA_BLOCKS = 600;
-const DISTANCE = 3;
 
 let anvil: AnvilNode;
 let head: bigint;
@@ -25,50 +24,16 @@ let reference: DatabaseSnapshot;
 let referenceIndexes: string[];
 const databases: TestDatabase[] = [];
 
-async function mineTransfers(client: RpcClient, count: number): Promise<void> {
-  const [from, to] = await client.request<string[]>('eth_accounts', []);
-  for (let i = 0; i < count; i++) await client.request('eth_sendTransaction', [{ from, to, value: `0x${(i + 1).toString(16)}` }]);
-}
-
-const indexEnv = (db: TestDatabase, bulk: boolean): Record<string, string> => ({
-  DATABASE_URL: db.url,
-  ETHEREUM_JSONRPC_HTTP_URL: anvil.rpcUrl,
-  LAST_BLOCK: head.toString(),
-  INDEXER_CATCHUP_BLOCKS_BATCH_SIZE: '2',
-  INDEXER_CATCHUP_BLOCKS_CONCURRENCY: '1',
-  INDEXER_POLL_INTERVAL_MS: '50',
-  INDEXER_MAX_REORG_DEPTH: String(DISTANCE - 1),
-  INDEXER_BULK_LOAD_DISTANCE: String(DISTANCE),
-  INDEXER_BULK_LOAD_MIN_BLOCKS: bulk ? '1' : '0',
-});
-
 async function newDatabase(): Promise<TestDatabase> {
   const db = await createTestDatabase({ migrated: false });
   databases.push(db);
   return db;
 }
 
-async function bulkLoadState(db: TestDatabase): Promise<{ phase: string; steps_done: number } | null> {
-  const schema = await db.pool.query<{ present: boolean }>("SELECT to_regclass('bulk_load') IS NOT NULL AS present");
-  if (!schema.rows[0]!.present) return null;
-  const { rows } = await db.pool.query<{ phase: string; steps_done: number }>('SELECT phase, steps_done FROM bulk_load');
-  return rows[0] ?? null;
-}
-
 /** Runs Sextant until every stage is done and no bulk load is left under way. */
-async function indexToTheEnd(db: TestDatabase, bulk: boolean): Promise<void> {
-  await runUntilSettled(
-    indexEnv(db, bulk),
-    async () => (await unfinishedWork(db.pool, head)).length === 0 && (await bulkLoadState(db)) === null,
-  );
-}
+const indexUntilSettled = (db: TestDatabase, bulk: boolean): Promise<void> => indexToTheEnd(db.pool, head, indexEnv(db, bulk));
 
-async function indexDefinitions(db: TestDatabase): Promise<string[]> {
-  const { rows } = await db.pool.query<{ indexdef: string }>(
-    `SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname`,
-  );
-  return rows.map((r) => r.indexdef);
-}
+const indexEnv = (db: TestDatabase, bulk: boolean): Record<string, string> => bulkLoadEnv(db.url, { anvil, head }, bulk);
 
 async function storedBlocks(db: TestDatabase): Promise<number> {
   const schema = await db.pool.query<{ present: boolean }>("SELECT to_regclass('blocks') IS NOT NULL AS present");
@@ -125,15 +90,12 @@ async function killWhileWaiting(db: TestDatabase, child: SextantChild, table: st
 }
 
 before(async () => {
-  anvil = await startAnvil();
-  await runScenario(anvil.rpcUrl);
-  const client = createRpcClient({ url: anvil.rpcUrl });
-  await mineTransfers(client, EXTRA_BLOCKS);
-  head = BigInt(await client.request<string>('eth_blockNumber', []));
+  const chain = await startScenarioChain(EXTRA_BLOCKS);
+  ({ anvil, head } = chain);
   const db = await newDatabase();
-  await indexToTheEnd(db, false);
+  await indexUntilSettled(db, false);
   reference = await snapshotDatabase(db.pool);
-  referenceIndexes = await indexDefinitions(db);
+  referenceIndexes = await indexDefinitions(db.pool);
 });
 
 after(async () => {
@@ -152,13 +114,13 @@ test('SIGKILL in the load and in each phase of the switch, then a run to the end
   for (let kill = 0; kill < 2; kill++) {
     const child = run();
     const stored = await storedBlocks(db);
-    const target = stored + Math.ceil(random() * (total - DISTANCE - stored) * 0.4);
+    const target = stored + Math.ceil(random() * (total - BULK_LOAD_TEST_DISTANCE - stored) * 0.4);
     await Promise.race([
       waitFor(async () => (await storedBlocks(db)) >= target, `${target} blocks`, { timeoutMs: 180_000, intervalMs: 10 }),
       child.exited,
     ]);
     assert.equal(await child.kill(), null, `ended by itself before ${target} blocks:\n${child.output()}`);
-    assert.equal((await bulkLoadState(db))?.phase, 'loading');
+    assert.equal((await bulkLoadState(db.pool))?.phase, 'loading');
     moments.push(`loading, at ${await storedBlocks(db)} blocks`);
   }
   // Inside a random step of the ledger: the step's transaction waits on its table.
@@ -166,21 +128,21 @@ test('SIGKILL in the load and in each phase of the switch, then a run to the end
   const step = steps[Math.floor(random() * steps.length)]!;
   const { table, statement } = ledgerStepStatements[step.name]!;
   moments.push(`ledger step "${step.name}", ${await killWhileWaiting(db, run(), table, 'ACCESS EXCLUSIVE', statement)}`);
-  assert.equal((await bulkLoadState(db))?.phase, 'ledger');
+  assert.equal((await bulkLoadState(db.pool))?.phase, 'ledger');
   // Inside the build of a random index: CREATE INDEX waits for writes to its table to end.
   const { rows: dropped } = await db.pool.query<{ name: string; table: string }>(
     `SELECT d.name, substring(d.definition FROM ' ON public\\.(\\w+) ') AS table FROM bulk_load_dropped_indexes d ORDER BY d.name`,
   );
   const index = dropped[Math.floor(random() * dropped.length)]!;
   moments.push(`building ${index.name}, ${await killWhileWaiting(db, run(), index.table, 'ROW EXCLUSIVE', /^CREATE INDEX/)}`);
-  assert.equal((await bulkLoadState(db))?.phase, 'indexes');
+  assert.equal((await bulkLoadState(db.pool))?.phase, 'indexes');
   // In the statistics: ANALYZE waits on a table another transaction holds, one whose indexes the switch
   // does not build (CREATE INDEX would wait on it first), and which writes do not wait on.
   moments.push(`statistics, ${await killWhileWaiting(db, run(), 'blocks', 'SHARE UPDATE EXCLUSIVE', /^ANALYZE$/)}`);
-  assert.equal((await bulkLoadState(db))?.phase, 'statistics');
+  assert.equal((await bulkLoadState(db.pool))?.phase, 'statistics');
 
   t.diagnostic(`killed ${moments.join('; ')}`);
-  await indexToTheEnd(db, true);
+  await indexUntilSettled(db, true);
   assertSameSnapshot(await snapshotDatabase(db.pool), reference, `after kills ${moments.join('; ')}`);
-  assert.deepEqual(await indexDefinitions(db), referenceIndexes, 'every index is back');
+  assert.deepEqual(await indexDefinitions(db.pool), referenceIndexes, 'every index is back');
 });

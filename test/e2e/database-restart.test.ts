@@ -7,13 +7,12 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
-import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
-import { runScenario } from '../../src/demo/scenario.js';
+import type { AnvilNode } from '../../src/demo/anvil.js';
 import { assertSameSnapshot, snapshotDatabase, unfinishedWork, type DatabaseSnapshot } from '../support/database-snapshot.js';
 import { createTestDatabase } from '../support/database.js';
 import { runUntilSettled, spawnSextant, type SextantChild } from '../support/sextant-process.js';
 import { waitFor } from '../support/wait.js';
+import { startScenarioChain } from '../support/scenario-chain.js';
 
 // The database dies under `sextant start` while it indexes and serves: the embedded PostgreSQL's
 // postmaster killed, or a PostgreSQL server stopped at once and started again. Sextant, never
@@ -28,11 +27,6 @@ let anvil: AnvilNode;
 let head: bigint;
 let reference: DatabaseSnapshot;
 const cleanups: (() => Promise<unknown>)[] = [];
-
-async function mineTransfers(client: RpcClient, count: number): Promise<void> {
-  const [from, to] = await client.request<string[]>('eth_accounts', []);
-  for (let i = 0; i < count; i++) await client.request('eth_sendTransaction', [{ from, to, value: `0x${(i + 1).toString(16)}` }]);
-}
 
 const sextantEnv = (port: number): Record<string, string> => ({
   ETHEREUM_JSONRPC_HTTP_URL: anvil.rpcUrl,
@@ -140,11 +134,8 @@ async function stopped(sextant: SextantChild): Promise<void> {
 }
 
 before(async () => {
-  anvil = await startAnvil();
-  await runScenario(anvil.rpcUrl);
-  const client = createRpcClient({ url: anvil.rpcUrl });
-  await mineTransfers(client, EXTRA_BLOCKS);
-  head = BigInt(await client.request<string>('eth_blockNumber', []));
+  const chain = await startScenarioChain(EXTRA_BLOCKS);
+  ({ anvil, head } = chain);
   const db = await createTestDatabase({ migrated: false });
   try {
     const env = { DATABASE_URL: db.url, ETHEREUM_JSONRPC_HTTP_URL: anvil.rpcUrl, LAST_BLOCK: head.toString() };

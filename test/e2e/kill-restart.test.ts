@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
-import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
-import { runScenario } from '../../src/demo/scenario.js';
+import type { AnvilNode } from '../../src/demo/anvil.js';
 import {
   assertSameSnapshot,
   LATEST_COIN_BALANCES,
@@ -14,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { seededRandom } from '../support/fault-proxy.js';
 import { runUntilSettled, spawnSextant } from '../support/sextant-process.js';
 import { waitFor } from '../support/wait.js';
+import { startScenarioChain } from '../support/scenario-chain.js';
 
 // `sextant index` killed with SIGKILL again and again, wherever it is (starting, migrating, writing
 // blocks, writing traces), then run to its end, leaves the database an uninterrupted run leaves.
@@ -26,11 +25,6 @@ let anvil: AnvilNode;
 let head: bigint;
 let reference: DatabaseSnapshot;
 const databases: TestDatabase[] = [];
-
-async function mineTransfers(client: RpcClient, count: number): Promise<void> {
-  const [from, to] = await client.request<string[]>('eth_accounts', []);
-  for (let i = 0; i < count; i++) await client.request('eth_sendTransaction', [{ from, to, value: `0x${(i + 1).toString(16)}` }]);
-}
 
 const indexEnv = (db: TestDatabase): Record<string, string> => ({
   DATABASE_URL: db.url,
@@ -64,11 +58,8 @@ async function progress(db: TestDatabase): Promise<{ blocks: number; traced: num
 }
 
 before(async () => {
-  anvil = await startAnvil();
-  await runScenario(anvil.rpcUrl);
-  const client = createRpcClient({ url: anvil.rpcUrl });
-  await mineTransfers(client, EXTRA_BLOCKS);
-  head = BigInt(await client.request<string>('eth_blockNumber', []));
+  const chain = await startScenarioChain(EXTRA_BLOCKS);
+  ({ anvil, head } = chain);
   const db = await newDatabase();
   await indexToTheEnd(db);
   reference = await snapshotDatabase(db.pool);
@@ -77,7 +68,7 @@ before(async () => {
   const balances = reference[LATEST_COIN_BALANCES]!.rows;
   assert.ok(balances.length > 15, `the coin balances of the demo's addresses are read (${balances.length})`);
   for (const [address, value] of balances) {
-    const node = BigInt(await client.request<string>('eth_getBalance', [`0x${address!.slice(2)}`, `0x${head.toString(16)}`]));
+    const node = BigInt(await chain.client.request<string>('eth_getBalance', [`0x${address!.slice(2)}`, `0x${head.toString(16)}`]));
     assert.equal(value, node.toString(), `the latest coin balance of 0x${address!.slice(2)}`);
   }
 });

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { type IndexerOptions, startIndexer } from '../../src/indexer/blocks/indexer.js';
 import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { assertSameSnapshot, snapshotDatabase } from '../support/database-snapshot.js';
+import { assertSameSnapshot, indexDefinitions, snapshotDatabase } from '../support/database-snapshot.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
 import type { Hex } from '../../src/model.js';
 import { consensusBlockHash, highestIndexedBlock } from '../../src/store/index-progress.js';
@@ -53,12 +53,6 @@ async function newDatabase(): Promise<TestDatabase> {
   const db = await createTestDatabase();
   databases.push(db);
   return db;
-}
-
-/** Every index of the schema with its definition. */
-async function indexDefinitions(pool: Pool): Promise<string[]> {
-  const { rows } = await pool.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname`);
-  return rows.map((r) => r.indexdef);
 }
 
 async function markedAddresses(pool: Pool): Promise<string[]> {

@@ -112,3 +112,9 @@ export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<str
   );
   return rows.filter((row) => row.count !== 0).map((row) => `${row.count} ${row.what}`);
 }
+
+/** The definition of every index of the schema, in the order of their names. */
+export async function indexDefinitions(pool: Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname`);
+  return rows.map((r) => r.indexdef);
+}
