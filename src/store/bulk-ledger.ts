@@ -23,17 +23,16 @@ const zero = byteaFromHex(ZERO_ADDRESS);
 const balanceTokenId = `CASE WHEN token_type IN ('ERC-1155', 'ERC-404') THEN token_id END`;
 
 /**
- * A contract seen with both kinds of Transfer is ERC-404 (the decoder already types the transfers of a
- * block that holds both kinds so). One with ERC-1155 transfers and others, which the per-batch ledger
- * types by whichever batch commits first, takes the least type name: the same on every build. The
- * columns the metadata stage sets are kept.
+ * Each token typed by all its transfers as the per-batch ledger types it (joinTokenTypes): ERC-1155 if
+ * any transfer is, else ERC-404 if they are of more than one kind. The columns the metadata stage sets
+ * are kept.
  */
 async function buildTokens(client: PoolClient): Promise<void> {
   await client.query(
     `INSERT INTO tokens (address, type, transfers_count)
      SELECT token_address,
-       CASE WHEN bool_or(token_type = 'ERC-404') OR (bool_or(token_type = 'ERC-20') AND bool_or(token_type = 'ERC-721'))
-         THEN 'ERC-404' ELSE min(token_type) END,
+       CASE WHEN bool_or(token_type = 'ERC-1155') THEN 'ERC-1155' WHEN min(token_type) <> max(token_type) THEN 'ERC-404'
+         ELSE min(token_type) END,
        count(*)
      FROM token_transfers GROUP BY token_address
      ON CONFLICT (address) DO UPDATE SET type = EXCLUDED.type, transfers_count = EXCLUDED.transfers_count`,

@@ -43,38 +43,50 @@ function balanceDeltas(transfers: readonly TokenTransferRecord[], direction: 1n 
   return [...deltas].sort(byKey).map(([, d]) => d);
 }
 
-/** The kinds of Transfer an ERC-404 contract emits. */
-const hybridKinds: ReadonlySet<TokenType> = new Set(['ERC-20', 'ERC-721', 'ERC-404']);
+/**
+ * The type of a contract whose Transfers came as `a` and as `b`: ERC-1155 if either did (its ids keep
+ * balances of their own), else ERC-404 (fungible and non-fungible Transfers of one contract). The rule
+ * is commutative and associative: a contract's type does not hang on the order its transfers are
+ * written in, and the bulk load's ledger (`buildTokens`) gives the same from all of them at once.
+ */
+function joinTokenTypes(a: TokenType, b: TokenType): TokenType {
+  if (a === b) return a;
+  return a === 'ERC-1155' || b === 'ERC-1155' ? 'ERC-1155' : 'ERC-404';
+}
 
 /**
- * Inserts the tokens of `transfers` not known yet, typed by their first transfers. A bulk load writes
- * them too, so that the token metadata stage reads their names while the load runs.
+ * Inserts the tokens of `transfers` not known yet, and types them by all their transfers so far (see
+ * joinTokenTypes). A bulk load writes them too, so that the token metadata stage reads their names
+ * while the load runs.
  */
 export async function recordTokens(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   const types = new Map<Address, TokenType>();
   for (const t of transfers) {
     const seen = types.get(t.tokenAddress);
-    // A contract seen with more than one of these kinds is ERC-404; with any other mix, the first kind seen stays, as across batches.
-    const mixed = seen !== undefined && seen !== t.tokenType && hybridKinds.has(seen) && hybridKinds.has(t.tokenType);
-    types.set(t.tokenAddress, mixed ? 'ERC-404' : (seen ?? t.tokenType));
+    types.set(t.tokenAddress, seen === undefined ? t.tokenType : joinTokenTypes(seen, t.tokenType));
   }
   if (types.size === 0) return;
   const addresses = [...types.keys()].sort();
-  // A contract seen with both kinds of Transfer across batches is ERC-404. The upsert also locks the
-  // token rows for the rest of the transaction: the token metadata store takes them first too.
+  // The upsert also locks the token rows for the rest of the transaction: the token metadata store
+  // takes them first too. Rows inserted have no xmax; rows updated do.
   const { rows } = await client.query<{ address: Buffer; type: TokenType }>(
-    `INSERT INTO tokens (address, type) SELECT * FROM unnest($1::bytea[], $2::text[])
-     ON CONFLICT (address) DO UPDATE SET type = 'ERC-404'
-     WHERE tokens.type <> EXCLUDED.type AND tokens.type IN ('ERC-20', 'ERC-721') AND EXCLUDED.type IN ('ERC-20', 'ERC-721', 'ERC-404')
-     RETURNING address, type`,
+    `WITH upserted AS (
+       INSERT INTO tokens (address, type) SELECT * FROM unnest($1::bytea[], $2::text[])
+       ON CONFLICT (address) DO UPDATE
+         SET type = CASE WHEN 'ERC-1155' IN (tokens.type, EXCLUDED.type) THEN 'ERC-1155' ELSE 'ERC-404' END
+       WHERE tokens.type <> EXCLUDED.type
+       RETURNING address, type, xmax::text <> '0' AS updated
+     )
+     SELECT address, type FROM upserted WHERE updated`,
     [addresses.map(byteaFromHex), addresses.map((a) => types.get(a))],
   );
-  const nowErc404 = rows.filter((r) => r.type === 'ERC-404').map((r) => r.address);
-  if (nowErc404.length === 0) return;
+  if (rows.length === 0) return;
   // A statement of its own, so that it sees the balance rows committed while it waited for the token rows.
   await client.query(
-    `UPDATE address_token_balances SET token_type = 'ERC-404' WHERE token_address = ANY($1::bytea[]) AND token_type <> 'ERC-404'`,
-    [nowErc404],
+    `UPDATE address_token_balances b SET token_type = r.type
+     FROM unnest($1::bytea[], $2::text[]) AS r(address, type)
+     WHERE b.token_address = r.address AND b.token_address = ANY($1::bytea[]) AND b.token_type <> r.type`,
+    [rows.map((r) => r.address), rows.map((r) => r.type)],
   );
 }
 

@@ -88,6 +88,7 @@ const hybrid = syntheticAddress('hybrid');
 const coin = syntheticAddress('coin');
 const art = syntheticAddress('art');
 const items = syntheticAddress('items');
+const mixed = syntheticAddress('mixed');
 
 type Move = [
   token: Address,
@@ -102,7 +103,8 @@ type Move = [
 
 /**
  * Blocks whose transfers the per-batch ledger gets right only across batches: a contract with both
- * kinds of Transfer (in one block, typed ERC-404 by the decoder, and in blocks apart), pairs whose
+ * kinds of Transfer (in one block, typed ERC-404 by the decoder, and in blocks apart), a contract with
+ * ERC-20 and ERC-1155 transfers (the ERC-20 one written first), pairs whose
  * transfers net to zero, a transfer to oneself, an NFT moved twice in one block (the last time too),
  * an ERC-1155 batch that lists an id twice, mints and burns.
  */
@@ -112,6 +114,7 @@ const moves: Move[][] = [
     [art, 'ERC-721', ZERO_ADDRESS, alice, 1n, 1n, 1, 0],
     [items, 'ERC-1155', ZERO_ADDRESS, alice, 5n, 7n, 2, 0],
     [items, 'ERC-1155', ZERO_ADDRESS, alice, 3n, 7n, 2, 1],
+    [mixed, 'ERC-1155', ZERO_ADDRESS, alice, 2n, 9n, 3, 0],
   ],
   [
     [hybrid, 'ERC-721', ZERO_ADDRESS, bob, 1n, 40n, 0, 0],
@@ -135,6 +138,7 @@ const moves: Move[][] = [
     [items, 'ERC-1155', bob, ZERO_ADDRESS, 8n, 7n, 1, 0],
     [art, 'ERC-721', alice, bob, 1n, 1n, 2, 0],
     [art, 'ERC-721', bob, carol, 1n, 1n, 3, 0],
+    [mixed, 'ERC-20', alice, bob, 4n, null, 4, 0],
   ],
 ];
 
@@ -197,11 +201,12 @@ test('the ledger built from the base tables equals, row for row, the one the ind
   assert.notDeepEqual(await supplyMarked(tokenDb.pool), [], 'some token minted or burnt');
 });
 
-test('ERC-404 contracts, balances that net to zero, owners and id counts come out as batches written out of order left them', async () => {
-  const { rows } = await syntheticDb.pool.query<{ type: string }>('SELECT type FROM tokens WHERE address = $1', [
-    Buffer.from(hybrid.slice(2), 'hex'),
-  ]);
-  assert.equal(rows[0]?.type, 'ERC-404');
+test('ERC-404 contracts, a contract with ERC-20 and ERC-1155 transfers, balances that net to zero, owners and id counts come out as batches written out of order left them', async () => {
+  const typeOf = async (token: Address) =>
+    (await syntheticDb.pool.query<{ type: string }>('SELECT type FROM tokens WHERE address = $1', [Buffer.from(token.slice(2), 'hex')]))
+      .rows[0]?.type;
+  assert.equal(await typeOf(hybrid), 'ERC-404');
+  assert.equal(await typeOf(mixed), 'ERC-1155');
   await emptyLedger(syntheticDb.pool);
   await buildLedger(syntheticDb.pool);
   const rebuilt = await snapshotDatabase(syntheticDb.pool);

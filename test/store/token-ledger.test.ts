@@ -448,3 +448,34 @@ test('a contract with ERC-20, then ERC-721, then ERC-20 transfers in one write i
   ]);
   assert.equal(rows[0]?.type, 'ERC-404');
 });
+
+test('a contract with ERC-20 and ERC-1155 transfers is ERC-1155, and so are its balance rows, whichever kind is written first', async () => {
+  const fungibleFirst = syntheticAddress('fungible, then ids');
+  const idsFirst = syntheticAddress('ids, then fungible');
+  const bundles = withTransfers(syntheticChain({ from: 710n, to: 711n, transactionsPerBlock: () => 1, salt: 'mixed kinds' }), [
+    [
+      [fungibleFirst, 'ERC-20', zero, alice, 10n, null],
+      [idsFirst, 'ERC-1155', zero, alice, 1n, 3n],
+    ],
+    [
+      [fungibleFirst, 'ERC-1155', zero, bob, 1n, 3n],
+      [idsFirst, 'ERC-20', zero, bob, 10n, null],
+    ],
+  ]);
+  for (const bundle of bundles) await writeBlockBundles(db.pool, [bundle]);
+  const { rows } = await db.pool.query<{ row: string }>(
+    `SELECT concat_ws(' ', encode(k.address, 'hex'), k.type, encode(b.address, 'hex'), b.token_id, b.token_type) AS row
+       FROM tokens k JOIN address_token_balances b ON b.token_address = k.address
+      WHERE k.address = ANY($1::bytea[]) AND b.address <> $2 ORDER BY 1`,
+    [[fungibleFirst, idsFirst].map((a) => Buffer.from(hex(a), 'hex')), Buffer.from(hex(zero), 'hex')],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.row),
+    [
+      `${hex(fungibleFirst)} ERC-1155 ${hex(alice)} ERC-1155`,
+      `${hex(fungibleFirst)} ERC-1155 ${hex(bob)} 3 ERC-1155`,
+      `${hex(idsFirst)} ERC-1155 ${hex(alice)} 3 ERC-1155`,
+      `${hex(idsFirst)} ERC-1155 ${hex(bob)} ERC-1155`,
+    ].sort(),
+  );
+});
