@@ -1,5 +1,5 @@
 import { ConfigError, redactUrl, urlSecrets } from './errors.js';
-import { variants, type Variant } from './model.js';
+import { type Address, variants, type Variant } from './model.js';
 
 export interface Config {
   /** Null runs the demo chain. */
@@ -51,17 +51,61 @@ export interface Config {
   apiPoolSize: number;
   /** Null: the API connects with databaseUrl (or to the embedded server). */
   databaseReadOnlyApiUrl: string | null;
+  /** Null: verification jobs and results are written with databaseUrl. */
+  databaseVerificationUrl: string | null;
   /** The longest an API query may run before it is cancelled (a 503). */
   apiStatementTimeoutMs: number;
   /** The longest an API request waits for a free connection before it is a 503. */
   apiPoolWaitMs: number;
   /** Above this mean event loop delay the API sheds load; null: never. */
   apiMaxEventLoopDelayMs: number | null;
+  /** The longest an answer shared between the requests of one block is kept while no change comes; 0: none is shared. */
+  apiSharedAnswersMaxAgeMs: number;
   /** Origins a browser may read the API from; null: any. */
   corsAllowedOrigins: string[] | null;
   /** Milliseconds between progress log lines, without a terminal. */
   progressIntervalMs: number;
+  /** Base URL of the Solidity release list compilers are downloaded from; null: none is. */
+  solcBinApiUrl: string | null;
+  /** Where downloaded compilers are kept; null: `compilers` in dataDir. */
+  compilersDir: string | null;
+  /** The longest one compile of a verification may run, in milliseconds. */
+  verificationTimeoutMs: number;
+  /** The most memory one compile may take, in megabytes. */
+  verificationMemoryMb: number;
+  /** Compiles run at once by one process. */
+  verificationConcurrency: number;
+  /** Compiles waiting for their turn, beyond which a verification waits in the database's queue. */
+  verificationQueue: number;
+  /** Where prices come from; null: nowhere, every price field is null. */
+  exchangeRatesSource: ExchangeRatesSource | null;
+  /** The chain's coin at CoinGecko (e.g. ethereum); null: no coin price. */
+  coinGeckoCoinId: string | null;
+  /** The chain at CoinGecko (e.g. ethereum, polygon-pos), whose tokens are priced by contract address; null: no token prices. */
+  coinGeckoPlatformId: string | null;
+  coinGeckoApiKey: string | null;
+  /** CoinGecko's API root: the public one, the Pro one with a key, or a stand-in. */
+  coinGeckoBaseUrl: string;
+  /** Milliseconds between two fetches of the prices. */
+  exchangeRatesFetchIntervalMs: number;
+  /** A token list (tokenlists.org's JSON) by http(s) URL or file; null: none. */
+  tokenListUrl: string | null;
+  /** Milliseconds between two reads of the token list. */
+  tokenListRefetchIntervalMs: number;
+  /** The ENS registry primary names are read from; null: mainnet's on chain 1, none elsewhere; 'none': none. */
+  ensRegistryAddress: Address | 'none' | null;
+  /** A claimed ENS name is checked again after this many milliseconds. */
+  ensRefreshIntervalMs: number;
+  /** The operator's file of address tags; null: none. */
+  addressTagsFile: string | null;
 }
+
+export const exchangeRatesSources = ['coin_gecko'] as const;
+export type ExchangeRatesSource = (typeof exchangeRatesSources)[number];
+
+/** CoinGecko's public API, and its Pro API, which a key that is not a demo key needs. */
+const coinGeckoPublicUrl = 'https://api.coingecko.com/api/v3';
+const coinGeckoProUrl = 'https://pro-api.coingecko.com/api/v3';
 
 export const requestLogLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type RequestLogLevel = (typeof requestLogLevels)[number];
@@ -88,6 +132,7 @@ const defaults = {
   apiStatementTimeoutMs: 10_000,
   apiPoolWaitMs: 1_000,
   apiMaxEventLoopDelayMs: 500,
+  apiSharedAnswersMaxAgeMs: 5_000,
   demoBlockIntervalMs: 5000,
   requestLogLevel: 'debug' as RequestLogLevel,
   // Off for the demo and a local explorer; Blockscout's own default is on.
@@ -96,6 +141,14 @@ const defaults = {
   rateLimitByIp: 300,
   rateLimitByIpInterval: '1m',
   progressIntervalMs: 5000,
+  ensRefreshIntervalMs: '1d',
+  solcBinApiUrl: 'https://binaries.soliditylang.org',
+  verificationTimeoutMs: 120_000,
+  verificationMemoryMb: 1024,
+  verificationConcurrency: 1,
+  verificationQueue: 8,
+  exchangeRatesFetchIntervalMs: '10m',
+  tokenListRefetchIntervalMs: '1h',
 } satisfies Partial<Record<keyof Config, unknown>>;
 
 const code = (value: string | number | bigint | boolean): string => `\`${value}\``;
@@ -317,6 +370,14 @@ export const settings: readonly Setting[] = [
       "PostgreSQL URL the API connects with, for a role that may only read (with `DATABASE_URL` only; the embedded database's API connections are read-only too)",
   },
   {
+    env: 'DATABASE_VERIFICATION_URL',
+    flag: 'database-verification-url',
+    key: 'databaseVerificationUrl',
+    default: '`DATABASE_URL`',
+    meaning:
+      'PostgreSQL URL, on the primary, that contract verification jobs and results are written with, for a role that may write the verification tables only (with `DATABASE_URL` only; see Contracts)',
+  },
+  {
     env: 'API_STATEMENT_TIMEOUT_MS',
     flag: 'api-statement-timeout',
     key: 'apiStatementTimeoutMs',
@@ -339,6 +400,14 @@ export const settings: readonly Setting[] = [
       'load shedding: while the mean event loop delay is above this, in milliseconds, every request is answered `503` at once (`0`: never)',
   },
   {
+    env: 'API_SHARED_ANSWERS_MAX_AGE_MS',
+    flag: 'api-shared-answers-max-age',
+    key: 'apiSharedAnswersMaxAgeMs',
+    default: code(defaults.apiSharedAnswersMaxAgeMs),
+    meaning:
+      'the longest, in milliseconds, an answer shared between the requests of one block is kept while no change comes (see "Shared answers"; `0`: none is shared)',
+  },
+  {
     env: 'SEXTANT_CORS_ALLOWED_ORIGINS',
     flag: 'cors-allowed-origins',
     key: 'corsAllowedOrigins',
@@ -353,6 +422,132 @@ export const settings: readonly Setting[] = [
     default: code(defaults.progressIntervalMs),
     meaning:
       "without a terminal, how often a log line gives the catch-up's and the trace stage's progress (blocks done, blocks and transactions per second, time left), in milliseconds, while they have work left; on a terminal, progress bars show it",
+  },
+  {
+    env: 'ENS_REGISTRY_ADDRESS',
+    flag: 'ens-registry-address',
+    key: 'ensRegistryAddress',
+    default: "mainnet's registry (`0x00000000000C2E074eC69A0dFb2997BA6C7d2e1e`) on chain 1; none elsewhere",
+    meaning:
+      'the ENS registry (or a compatible one) the primary names of addresses are read from, in the background (see Names and tags); `none`: no names are read',
+  },
+  {
+    env: 'ENS_REFRESH_INTERVAL',
+    flag: 'ens-refresh-interval',
+    key: 'ensRefreshIntervalMs',
+    default: code(defaults.ensRefreshIntervalMs),
+    meaning:
+      "how long an address's primary name (or a reverse record whose name does not resolve back) is kept before it is read again, in Blockscout's time format (`30m`, `12h`, `1d`); ENS events read it again at once",
+  },
+  {
+    env: 'ADDRESS_TAGS_FILE',
+    flag: 'address-tags-file',
+    key: 'addressTagsFile',
+    default: 'none',
+    meaning:
+      "a JSON file of address tags (see Names and tags), shown in addresses' `public_tags` and `metadata`; read at start and again whenever it changes",
+  },
+  {
+    env: 'SOLC_BIN_API_URL',
+    flag: 'solc-bin-api-url',
+    key: 'solcBinApiUrl',
+    default: code(defaults.solcBinApiUrl),
+    meaning:
+      'where Solidity compilers other than the bundled one are downloaded from, on first use: its `bin/list.json` and the builds it lists; `none`: no download, only the bundled compiler and those already in `SEXTANT_COMPILERS_DIR`',
+  },
+  {
+    env: 'SEXTANT_COMPILERS_DIR',
+    flag: 'compilers-dir',
+    key: 'compilersDir',
+    default: '`compilers` in `SEXTANT_DATA_DIR`',
+    meaning:
+      'where downloaded compilers are kept (`soljson-v<version>+commit.<hash>.js`, as the release list names them): a build put there by hand is used without a download',
+  },
+  {
+    env: 'SEXTANT_VERIFICATION_TIMEOUT_MS',
+    flag: 'verification-timeout',
+    key: 'verificationTimeoutMs',
+    default: code(defaults.verificationTimeoutMs),
+    meaning: 'the longest one compile of a contract verification runs, in milliseconds, before it is stopped and the verification fails',
+  },
+  {
+    env: 'SEXTANT_VERIFICATION_MEMORY_MB',
+    flag: 'verification-memory',
+    key: 'verificationMemoryMb',
+    default: code(defaults.verificationMemoryMb),
+    meaning: 'the most memory one compile may take, in MB, before it is stopped and the verification fails',
+  },
+  {
+    env: 'SEXTANT_VERIFICATION_CONCURRENCY',
+    flag: 'verification-concurrency',
+    key: 'verificationConcurrency',
+    default: code(defaults.verificationConcurrency),
+    meaning: 'compiles one process runs at once, each in a process of its own',
+  },
+  {
+    env: 'SEXTANT_VERIFICATION_QUEUE',
+    flag: 'verification-queue',
+    key: 'verificationQueue',
+    default: code(defaults.verificationQueue),
+    meaning: "compiles that may wait for their turn in one process; further verifications wait in the database's queue",
+  },
+  {
+    env: 'EXCHANGE_RATES_SOURCE',
+    flag: 'exchange-rates-source',
+    key: 'exchangeRatesSource',
+    default: '`coin_gecko` when a CoinGecko coin or platform id is set, else none',
+    meaning: "where the coin's and tokens' prices come from (`coin_gecko`); with none, every price, market cap and coin image is null",
+  },
+  {
+    env: 'EXCHANGE_RATES_COINGECKO_COIN_ID',
+    flag: 'coingecko-coin-id',
+    key: 'coinGeckoCoinId',
+    default: 'none',
+    meaning: "CoinGecko's id of the chain's coin (e.g. `ethereum`): its price, 24 h change, market cap and image",
+  },
+  {
+    env: 'EXCHANGE_RATES_COINGECKO_PLATFORM_ID',
+    flag: 'coingecko-platform-id',
+    key: 'coinGeckoPlatformId',
+    default: 'none',
+    meaning:
+      "CoinGecko's id of the chain as a platform (e.g. `ethereum`, `polygon-pos`): the prices, market caps, volumes and icons of the indexed tokens it lists by contract address",
+  },
+  {
+    env: 'EXCHANGE_RATES_COINGECKO_API_KEY',
+    flag: 'coingecko-api-key',
+    key: 'coinGeckoApiKey',
+    default: 'none',
+    meaning: 'a CoinGecko API key: sent as a demo key to `api.coingecko.com`, as a Pro key anywhere else',
+  },
+  {
+    env: 'EXCHANGE_RATES_COINGECKO_BASE_URL',
+    flag: 'coingecko-base-url',
+    key: 'coinGeckoBaseUrl',
+    default: `\`${coinGeckoPublicUrl}\`, \`${coinGeckoProUrl}\` with an API key`,
+    meaning: "CoinGecko's API root, or a proxy or stand-in answering as it does",
+  },
+  {
+    env: 'EXCHANGE_RATES_FETCH_INTERVAL',
+    flag: 'exchange-rates-fetch-interval',
+    key: 'exchangeRatesFetchIntervalMs',
+    default: code(defaults.exchangeRatesFetchIntervalMs),
+    meaning: 'time between two fetches of the prices (e.g. `30s`, `10m`, `1h`); after a failure, sooner, backing off',
+  },
+  {
+    env: 'TOKEN_LIST_URL',
+    flag: 'token-list-url',
+    key: 'tokenListUrl',
+    default: 'none',
+    meaning:
+      "a token list in tokenlists.org's JSON format, by `http(s)` URL or file path: the icons (`logoURI`) of this chain's tokens, and names, symbols and decimals their contracts do not answer",
+  },
+  {
+    env: 'TOKEN_LIST_REFETCH_INTERVAL',
+    flag: 'token-list-refetch-interval',
+    key: 'tokenListRefetchIntervalMs',
+    default: code(defaults.tokenListRefetchIntervalMs),
+    meaning: 'time between two reads of the token list',
   },
 ];
 
@@ -373,13 +568,18 @@ const urlKeys = [
   'wsUrl',
   'databaseUrl',
   'databaseReadOnlyApiUrl',
+  'databaseVerificationUrl',
   'instanceTransfersSuccessorUrl',
   'ipfsGatewayUrl',
+  'solcBinApiUrl',
+  'coinGeckoBaseUrl',
 ] as const satisfies readonly (keyof Config)[];
 
 /** The passwords the URL settings hold, whatever their shape: what no output may show (see redact). */
-export const settingSecrets = (raw: RawSettings): string[] =>
-  urlKeys.flatMap((key) => (raw[key] === undefined ? [] : urlSecrets(raw[key])));
+export const settingSecrets = (raw: RawSettings): string[] => [
+  ...urlKeys.flatMap((key) => (raw[key] === undefined ? [] : urlSecrets(raw[key]))),
+  ...(raw.coinGeckoApiKey === undefined ? [] : [raw.coinGeckoApiKey]),
+];
 
 /** Raw values, by Config key, from flags (taking precedence) and the environment. */
 export type RawSettings = Partial<Record<keyof Config, string>>;
@@ -465,6 +665,40 @@ function origins(value: string | undefined): string[] | null {
   });
 }
 
+/**
+ * The price source: as set, else CoinGecko when one of its ids is set (Blockscout's default source);
+ * an unsupported one, or CoinGecko without anything to fetch, is refused.
+ */
+function exchangeRatesSource(raw: RawSettings): ExchangeRatesSource | null {
+  const coinGeckoIds = raw.coinGeckoCoinId !== undefined || raw.coinGeckoPlatformId !== undefined;
+  if (raw.exchangeRatesSource === undefined) return coinGeckoIds ? 'coin_gecko' : null;
+  if (!(exchangeRatesSources as readonly string[]).includes(raw.exchangeRatesSource)) {
+    throw new ConfigError(
+      `${describe('exchangeRatesSource')} "${raw.exchangeRatesSource}" is not supported; the supported sources are ${exchangeRatesSources.join(', ')}`,
+    );
+  }
+  if (!coinGeckoIds) {
+    throw new ConfigError(
+      `${describe('exchangeRatesSource')} is coin_gecko but nothing is to be fetched: set ${describe('coinGeckoCoinId')} or ${describe('coinGeckoPlatformId')}`,
+    );
+  }
+  return raw.exchangeRatesSource as ExchangeRatesSource;
+}
+
+/** A token list: an http(s) URL, a file: URL or a path. */
+function tokenListSource(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !/^file:/i.test(value) ? url('tokenListUrl', value, ['https:', 'http:']) : value;
+}
+
+function ensRegistryAddress(value: string | undefined): Address | 'none' | null {
+  if (value === undefined || value === 'none') return value ?? null;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
+    throw new ConfigError(`${describe('ensRegistryAddress')} must be an address (0x and 40 hex digits) or none, got "${value}"`);
+  }
+  return value.toLowerCase() as Address;
+}
+
 function variant(value: string | undefined): Variant | null {
   if (value === undefined) return null;
   const v = value.toLowerCase();
@@ -484,6 +718,10 @@ export function parseConfig(raw: RawSettings): Config {
   const databaseReadOnlyApiUrl = url('databaseReadOnlyApiUrl', raw.databaseReadOnlyApiUrl, ['postgres:', 'postgresql:']);
   if (databaseReadOnlyApiUrl !== null && databaseUrl === null) {
     throw new ConfigError('DATABASE_READ_ONLY_API_URL needs DATABASE_URL: the embedded database has no other role; set both or neither');
+  }
+  const databaseVerificationUrl = url('databaseVerificationUrl', raw.databaseVerificationUrl, ['postgres:', 'postgresql:']);
+  if (databaseVerificationUrl !== null && databaseUrl === null) {
+    throw new ConfigError('DATABASE_VERIFICATION_URL needs DATABASE_URL: the embedded database has no other role; set both or neither');
   }
   const maxReorgDepth = integer('maxReorgDepth', raw.maxReorgDepth, defaults.maxReorgDepth, 1, 100_000);
   const bulkLoadDistance = integer('bulkLoadDistance', raw.bulkLoadDistance, defaults.bulkLoadDistance, 1, 1_000_000_000);
@@ -534,11 +772,45 @@ export function parseConfig(raw: RawSettings): Config {
     poolSize: integer('poolSize', raw.poolSize, defaults.poolSize, 1, 1000),
     apiPoolSize: integer('apiPoolSize', raw.apiPoolSize, defaults.apiPoolSize, 1, 1000),
     databaseReadOnlyApiUrl,
+    databaseVerificationUrl,
     apiStatementTimeoutMs: integer('apiStatementTimeoutMs', raw.apiStatementTimeoutMs, defaults.apiStatementTimeoutMs, 1, 3_600_000),
     apiPoolWaitMs: integer('apiPoolWaitMs', raw.apiPoolWaitMs, defaults.apiPoolWaitMs, 1, 600_000),
     apiMaxEventLoopDelayMs:
       integer('apiMaxEventLoopDelayMs', raw.apiMaxEventLoopDelayMs, defaults.apiMaxEventLoopDelayMs, 0, 60_000) || null,
+    apiSharedAnswersMaxAgeMs: integer(
+      'apiSharedAnswersMaxAgeMs',
+      raw.apiSharedAnswersMaxAgeMs,
+      defaults.apiSharedAnswersMaxAgeMs,
+      0,
+      3_600_000,
+    ),
     corsAllowedOrigins: origins(raw.corsAllowedOrigins),
     progressIntervalMs: integer('progressIntervalMs', raw.progressIntervalMs, defaults.progressIntervalMs, 100, 3_600_000),
+    solcBinApiUrl:
+      raw.solcBinApiUrl === 'none' ? null : (url('solcBinApiUrl', raw.solcBinApiUrl, ['https:', 'http:']) ?? defaults.solcBinApiUrl),
+    compilersDir: raw.compilersDir ?? null,
+    verificationTimeoutMs: integer('verificationTimeoutMs', raw.verificationTimeoutMs, defaults.verificationTimeoutMs, 1000, 3_600_000),
+    verificationMemoryMb: integer('verificationMemoryMb', raw.verificationMemoryMb, defaults.verificationMemoryMb, 64, 1_000_000),
+    verificationConcurrency: integer('verificationConcurrency', raw.verificationConcurrency, defaults.verificationConcurrency, 1, 64),
+    verificationQueue: integer('verificationQueue', raw.verificationQueue, defaults.verificationQueue, 0, 10_000),
+    exchangeRatesSource: exchangeRatesSource(raw),
+    coinGeckoCoinId: raw.coinGeckoCoinId ?? null,
+    coinGeckoPlatformId: raw.coinGeckoPlatformId ?? null,
+    coinGeckoApiKey: raw.coinGeckoApiKey ?? null,
+    coinGeckoBaseUrl:
+      url('coinGeckoBaseUrl', raw.coinGeckoBaseUrl, ['https:', 'http:']) ??
+      (raw.coinGeckoApiKey === undefined ? coinGeckoPublicUrl : coinGeckoProUrl),
+    exchangeRatesFetchIntervalMs: duration(
+      'exchangeRatesFetchIntervalMs',
+      raw.exchangeRatesFetchIntervalMs ?? defaults.exchangeRatesFetchIntervalMs,
+    ),
+    tokenListUrl: tokenListSource(raw.tokenListUrl),
+    tokenListRefetchIntervalMs: duration(
+      'tokenListRefetchIntervalMs',
+      raw.tokenListRefetchIntervalMs ?? defaults.tokenListRefetchIntervalMs,
+    ),
+    ensRegistryAddress: ensRegistryAddress(raw.ensRegistryAddress),
+    ensRefreshIntervalMs: duration('ensRefreshIntervalMs', raw.ensRefreshIntervalMs ?? defaults.ensRefreshIntervalMs),
+    addressTagsFile: raw.addressTagsFile ?? null,
   };
 }

@@ -35,7 +35,8 @@ const CONNECTION_ERROR_CODES = new Set([
 ]);
 
 /** What pg says when the server closed the connection, or did not open one in time. */
-const CONNECTION_LOST = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/i;
+const CONNECTION_LOST =
+  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|^timeout expired$/i;
 
 /**
  * SQLSTATE classes that pass: 40 transaction rollback (serialization failure, deadlock),

@@ -228,12 +228,82 @@ export interface UntracedBlock {
   transactionHashes: Hex[];
 }
 
+/** Blockscout's proxy kinds that Sextant detects (its `proxy_type`). */
+export const proxyTypes = ['eip1167', 'eip7702', 'master_copy', 'eip1967', 'eip1822', 'eip1967_beacon', 'eip2535', 'eip1967_oz'] as const;
+export type ProxyType = (typeof proxyTypes)[number];
+
+/** What a proxy delegates to, read from the node: its implementations in order (a diamond's facets), and an EIP-1967 beacon proxy's beacon. */
+export interface ProxyRecord {
+  proxyType: ProxyType;
+  implementations: Address[];
+  beacon: Address | null;
+}
+
+/**
+ * An address's primary ENS name as read from the node: the name its reverse record gives (`claimed`,
+ * with its node), and `name`, the same name only when it is normalized and resolves forward to the
+ * address (else null). `reverseNode` is the address's node under addr.reverse.
+ */
+export interface PrimaryNameRecord {
+  address: Address;
+  reverseNode: Hex;
+  claimed: string | null;
+  claimedNode: Hex | null;
+  name: string | null;
+}
+
+/** The kinds of an address tag: a public tag, or one of the metadata service's tag types. */
+export const addressTagTypes = ['public', 'name', 'generic', 'classifier', 'information', 'note', 'protocol'] as const;
+export type AddressTagType = (typeof addressTagTypes)[number];
+
+/** A tag the operator gives an address (ADDRESS_TAGS_FILE). */
+export interface AddressTagRecord {
+  address: Address;
+  /** Unique among the address's tags. */
+  slug: string;
+  /** What is shown. */
+  name: string;
+  tagType: AddressTagType;
+  ordinal: number;
+  meta: Record<string, unknown> | null;
+}
+
 /** What a token contract says about itself; null where it reverted, answered garbage or did not answer. */
 export interface TokenMetadata {
   name: string | null;
   symbol: string | null;
   decimals: bigint | null;
   totalSupply: bigint | null;
+}
+
+/**
+ * Market figures from a price source, as decimal strings in US dollars exactly as the source gave them
+ * (a JSON number's shortest form), or null where the source gave none.
+ */
+export interface CoinMarket {
+  fiatValue: string | null;
+  priceChangePercentage24h: number | null;
+  marketCap: string | null;
+  volume24h: string | null;
+  imageUrl: string | null;
+}
+
+/** A token's market figures from a price source, by its contract address on this chain. */
+export interface TokenMarket {
+  address: Address;
+  fiatValue: string | null;
+  circulatingMarketCap: string | null;
+  volume24h: string | null;
+  iconUrl: string | null;
+}
+
+/** One token of a token list (tokenlists.org's format), for this chain's id. */
+export interface TokenListEntry {
+  address: Address;
+  name: string | null;
+  symbol: string | null;
+  decimals: bigint | null;
+  logoUri: string | null;
 }
 
 /** A transaction waiting in the node's pool: what it asks for, nothing of what mining it would do. */
@@ -290,4 +360,38 @@ export interface StageProgress {
 export interface IndexingProgress {
   catchUp: StageProgress | null;
   traces: StageProgress | null;
+}
+
+/** A contract verified from its sources: what the verification found, as stored and served. */
+export interface VerifiedContract {
+  name: string;
+  filePath: string;
+  language: 'solidity' | 'yul' | 'vyper';
+  /** As Blockscout shows it: `v0.8.37+commit.f401782d`. */
+  compilerVersion: string;
+  /** The standard-JSON settings compiled with (outputSelection left out). */
+  compilerSettings: Record<string, unknown>;
+  optimizationEnabled: boolean;
+  optimizationRuns: number | null;
+  /** `default` when the input named none. */
+  evmVersion: string;
+  abi: unknown[] | null;
+  sourceCode: string;
+  additionalSources: { filePath: string; sourceCode: string }[];
+  constructorArgs: Hex | null;
+  externalLibraries: { name: string; addressHash: Address }[];
+  /** Full: the metadata hash matched too (a perfect runtime or creation match). */
+  match: 'full' | 'partial';
+  /** keccak256 of the on-chain runtime code that was matched. */
+  runtimeCodeHash: Hex;
+}
+
+/** A signature of the signature database Sextant ships, under its 4-byte selector (an event's topic cut to 4 bytes). */
+export interface KnownSignature {
+  /** A function's or an error's (4byte databases do not tell them apart), or an event's. */
+  type: 'function' | 'event';
+  selector: Hex;
+  /** Types only: `transfer(address,uint256)`. */
+  signature: string;
+  name: string;
 }

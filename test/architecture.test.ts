@@ -17,12 +17,17 @@ const mayImport: Record<string, readonly string[]> = {
   chain: ['model', 'errors'],
   offchain: ['model', 'errors'],
   store: ['model', 'errors'],
+  decoding: ['model', 'errors'],
   indexer: ['chain', 'offchain', 'store', 'lib', 'model', 'errors'],
-  api: ['store', 'model', 'errors'],
+  api: ['store', 'decoding', 'verification', 'model', 'errors'],
   demo: ['chain', 'model', 'errors'],
-  app: ['chain', 'offchain', 'store', 'indexer', 'api', 'demo', 'lib', 'config', 'model', 'errors'],
+  verification: ['model', 'errors'],
+  app: ['chain', 'offchain', 'store', 'indexer', 'api', 'demo', 'verification', 'decoding', 'lib', 'config', 'model', 'errors'],
   cli: ['app', 'config', 'model', 'errors'],
 };
+
+/** Subsystems with one door: the other parts import their index.ts alone. */
+const rooms: readonly string[] = ['decoding', 'verification'];
 
 /** SQL statements, as the store writes them (keywords in capitals). */
 const sql = /\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|CREATE (TABLE|INDEX))\b/;
@@ -47,6 +52,20 @@ function importViolations(path: string, text: string): string[] {
     .map((specifier) => `${path} imports ${specifier}: ${part} may import only ${allowed.join(', ')}`);
 }
 
+function doorViolations(path: string, text: string): string[] {
+  const part = partOf(path)!;
+  return ts
+    .preProcessFile(text, true, true)
+    .importedFiles.map((i) => i.fileName)
+    .filter((specifier) => specifier.startsWith('.'))
+    .flatMap((specifier) => {
+      const target = posix.join(posix.dirname(path), specifier);
+      const room = partOf(target);
+      if (room === null || room === part || !rooms.includes(room)) return [];
+      return target === `src/${room}/index.js` ? [] : [`${path} imports ${specifier}: ${room} is entered by its index.ts alone`];
+    });
+}
+
 function sqlViolations(path: string, text: string): string[] {
   if (partOf(path) === 'store') return [];
   const found: string[] = [];
@@ -63,7 +82,11 @@ function sqlViolations(path: string, text: string): string[] {
 
 /** What breaks the rule in these files (path from the repository root → text). */
 function violations(files: ReadonlyMap<string, string>): string[] {
-  return [...files].flatMap(([path, text]) => [...importViolations(path, text), ...sqlViolations(path, text)]);
+  return [...files].flatMap(([path, text]) => [
+    ...importViolations(path, text),
+    ...doorViolations(path, text),
+    ...sqlViolations(path, text),
+  ]);
 }
 
 test('every part of src/ is in the import rule', () => {
@@ -101,14 +124,16 @@ test('a wrong import and SQL outside src/store are reported', () => {
       ['src/app/serve.ts', 'const { rows } = await pool.query(`SELECT miner FROM blocks WHERE number = ${n}`);'],
       ['src/indexer/x.ts', "await client.query('DELETE FROM pending_transactions');"],
       ['src/store/read/x.ts', "await db.query('SELECT 1');"],
+      ['src/app/x.ts', "import { compile } from '../verification/compile-pool.js';"],
     ]),
   );
   assert.deepEqual(found, [
     'src/store/untraced.ts imports ../chain/fetch-traces.js: store may import only store, model, errors',
-    'src/api/routes/health.ts imports ../../indexer/status.js: api may import only api, store, model, errors',
+    'src/api/routes/health.ts imports ../../indexer/status.js: api may import only api, store, decoding, verification, model, errors',
     'src/cli/main.ts imports ../indexer/indexer.js: cli may import only cli, app, config, model, errors',
     'src/chain/rpc.ts imports ../config.js: chain may import only chain, model, errors',
     'src/app/serve.ts has SQL (SELECT) outside src/store',
     'src/indexer/x.ts has SQL (DELETE FROM) outside src/store',
+    'src/app/x.ts imports ../verification/compile-pool.js: verification is entered by its index.ts alone',
   ]);
 });

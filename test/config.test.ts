@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { environmentSettings, parseConfig, rawSettingsFromEnv, settings } from '../src/config.js';
+import { environmentSettings, parseConfig, rawSettingsFromEnv, settingSecrets, settings } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 import { sourceFiles } from './support/source-files.js';
 
@@ -93,8 +93,45 @@ const refused: [Record<string, string>, RegExp][] = [
   [{ API_RATE_LIMIT_BY_IP: '0' }, /API_RATE_LIMIT_BY_IP \(--rate-limit-by-ip\) must be a whole number/],
   [{ API_RATE_LIMIT_DISABLED: 'nope' }, /API_RATE_LIMIT_DISABLED \(--rate-limit-disabled\) must be true or false/],
   [{ REQUEST_LOG_LEVEL: 'trace' }, /REQUEST_LOG_LEVEL \(--request-log-level\) must be one of debug, info, warn, error, silent/],
+  [{ DATABASE_VERIFICATION_URL: 'postgres://verifier@h/db' }, /DATABASE_VERIFICATION_URL needs DATABASE_URL/],
+  [
+    { DATABASE_URL: 'postgres://h/db', DATABASE_VERIFICATION_URL: 'http://h' },
+    /DATABASE_VERIFICATION_URL \(--database-verification-url\) must start with postgres:/,
+  ],
   [{ INDEXER_BULK_LOAD_DISTANCE: '128' }, /INDEXER_BULK_LOAD_DISTANCE \(128\) must exceed INDEXER_MAX_REORG_DEPTH \(128\)/],
+  [
+    { EXCHANGE_RATES_SOURCE: 'coin_market_cap', EXCHANGE_RATES_COINGECKO_COIN_ID: 'ethereum' },
+    /EXCHANGE_RATES_SOURCE \(--exchange-rates-source\) "coin_market_cap" is not supported; the supported sources are coin_gecko/,
+  ],
+  [
+    { EXCHANGE_RATES_SOURCE: 'coin_gecko' },
+    /set EXCHANGE_RATES_COINGECKO_COIN_ID \(--coingecko-coin-id\) or EXCHANGE_RATES_COINGECKO_PLATFORM_ID/,
+  ],
+  [
+    { EXCHANGE_RATES_COINGECKO_BASE_URL: 'ftp://x' },
+    /EXCHANGE_RATES_COINGECKO_BASE_URL \(--coingecko-base-url\) must start with https: or http:/,
+  ],
+  [{ EXCHANGE_RATES_FETCH_INTERVAL: 'hourly' }, /EXCHANGE_RATES_FETCH_INTERVAL \(--exchange-rates-fetch-interval\) must be a time/],
+  [{ TOKEN_LIST_URL: 'ftp://lists.example/tokens.json' }, /TOKEN_LIST_URL \(--token-list-url\) must start with https: or http:/],
 ];
+
+test('the price source: none by default, CoinGecko when one of its ids is set, its Pro API with a key', () => {
+  const none = parseConfig(rawSettingsFromEnv({}));
+  assert.equal(none.exchangeRatesSource, null);
+  assert.equal(none.tokenListUrl, null);
+  const coin = parseConfig(rawSettingsFromEnv({ EXCHANGE_RATES_COINGECKO_COIN_ID: 'ethereum' }));
+  assert.equal(coin.exchangeRatesSource, 'coin_gecko');
+  assert.equal(coin.coinGeckoBaseUrl, 'https://api.coingecko.com/api/v3');
+  assert.equal(coin.exchangeRatesFetchIntervalMs, 600_000);
+  const keyed = parseConfig(
+    rawSettingsFromEnv({ EXCHANGE_RATES_COINGECKO_PLATFORM_ID: 'ethereum', EXCHANGE_RATES_COINGECKO_API_KEY: 'k' }),
+  );
+  assert.equal(keyed.coinGeckoBaseUrl, 'https://pro-api.coingecko.com/api/v3');
+  assert.equal(parseConfig(rawSettingsFromEnv({ TOKEN_LIST_URL: './tokens.json' })).tokenListUrl, './tokens.json');
+  assert.equal(parseConfig(rawSettingsFromEnv({ TOKEN_LIST_URL: 'file:///srv/tokens.json' })).tokenListUrl, 'file:///srv/tokens.json');
+  // The key is a secret the logs redact, as a URL's password is.
+  assert.ok(settingSecrets(rawSettingsFromEnv({ EXCHANGE_RATES_COINGECKO_API_KEY: 'CG-s3cret' })).includes('CG-s3cret'));
+});
 
 for (const [env, message] of refused) {
   test(`refuses ${JSON.stringify(env)} with one line naming the setting`, () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { BlockNotFoundError, ChainChangedError, InvalidNodeResponseError, NodeUnavailableError, RpcError } from '../src/chain/errors.js';
 import { ConfigError, failureSource, isRetryable } from '../src/errors.js';
@@ -63,13 +65,20 @@ test('programming errors, bad settings, a reorg too deep and anything unknown ar
   for (const error of errors) assert.equal(isRetryable(error), false, String(error));
 });
 
-test("PostgreSQL failures that pass are retryable and the database's: a serialization failure, a deadlock, too many connections, a refused or terminated connection", async () => {
+test("PostgreSQL failures that pass are retryable and the database's: a serialization failure, a deadlock, too many connections, a refused, terminated or slow connection", async () => {
   const terminated = new pg.Client({ connectionString: db.url });
   await terminated.connect();
   terminated.on('error', () => undefined);
   const { rows } = await terminated.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
   const refused = new pg.Client({ connectionString: `${testServerUrl.replace(/:\d+$/, ':1')}/none` });
+  // A server too busy to finish the connection's start-up in time: a socket that accepts and never answers.
+  const silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const slow = new pg.Client({ host: '127.0.0.1', port: (silent.address() as AddressInfo).port, connectionTimeoutMillis: 200 });
+  // A pool whose every connection stays busy past the wait for one.
+  const busy = new pg.Pool({ connectionString: db.url, max: 1, connectionTimeoutMillis: 200 });
+  const held = await busy.connect();
   const errors = [
     await raised('40001'),
     await raised('40P01'),
@@ -82,7 +91,18 @@ test("PostgreSQL failures that pass are retryable and the database's: a serializ
       () => assert.fail('port 1 accepted a connection'),
       (error: unknown) => error,
     ),
+    await slow.connect().then(
+      () => assert.fail('a silent socket completed a connection'),
+      (error: unknown) => error,
+    ),
+    await busy.query('SELECT 1').then(
+      () => assert.fail('a pool with no free connection answered'),
+      (error: unknown) => error,
+    ),
   ];
+  held.release();
+  await busy.end();
+  silent.close();
   await terminated.end().catch(() => undefined);
   for (const error of errors) {
     assert.equal(isRetryable(error), true, (error as Error).message);

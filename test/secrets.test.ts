@@ -55,6 +55,21 @@ test('DATABASE_READ_ONLY_API_URL with a password and no server there: refused wi
   }
 });
 
+test('DATABASE_VERIFICATION_URL with a password and no server there: refused without showing it', async () => {
+  const db = await createTestDatabase();
+  try {
+    const run = await runSextant(['serve'], {
+      DATABASE_URL: db.url,
+      DATABASE_VERIFICATION_URL: `postgres://verifier:${SECRET}@127.0.0.1:1/db`,
+    });
+    assert.equal(run.code, 1, `exit code 1:\n${run.stderr}`);
+    assert.match(run.stderr, /^sextant: cannot connect to DATABASE_VERIFICATION_URL postgres:\/\/verifier:\*\*\*@127\.0\.0\.1:1\/db/);
+    assertNoSecret(run.stdout + run.stderr, 'the verification URL');
+  } finally {
+    await db.drop();
+  }
+});
+
 test('a working DATABASE_URL with a password, logging at debug level: no log line shows it', async () => {
   const db = await createTestDatabase({ migrated: false });
   try {

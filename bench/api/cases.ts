@@ -1,6 +1,7 @@
 import { tokenSearchWords } from '../../src/store/read/search.js';
 import type { Db } from '../../src/store/read/sql.js';
 import type { BenchKeys } from '../chain/keys.js';
+import type { DeepPage } from './pages.js';
 
 export type EndpointId =
   | 'E1'
@@ -16,10 +17,19 @@ export type EndpointId =
   | TokenPageId
   | AddressPageEndpointId
   | HomePageEndpointId
-  | SearchEndpointId;
+  | SearchEndpointId
+  | ChainListId
+  | EtherscanEndpointId
+  | ChartEndpointId;
+
+/** The Etherscan-style API's lists that forge, hardhat and scripts read. */
+type EtherscanEndpointId = 'etherscan-txlist' | 'etherscan-tokentx' | 'etherscan-getlogs';
+
+/** The charts: the address balance chart, the stats service's API, Blockscout's transactions chart. */
+type ChartEndpointId = 'address-balance-by-day' | 'stats-line' | 'stats-counters' | 'stats-page-main' | 'charts-transactions';
 
 /** The transaction and block pages. */
-type TransactionBlockPageId = 'tx' | 'tx-transfers' | 'tx-internal' | 'blocks' | 'block' | 'block-txs';
+type TransactionBlockPageId = 'tx' | 'tx-transfers' | 'tx-internal' | 'tx-state-changes' | 'blocks' | 'block' | 'block-txs';
 
 /** The token and token instance pages. */
 type TokenPageId =
@@ -37,6 +47,9 @@ type AddressPageEndpointId = 'address' | 'address-counters' | 'address-tabs-coun
 
 /** The home page: its two lists, the indexing status, the chain's figures and the transactions page's. */
 type HomePageEndpointId = 'main-page-blocks' | 'main-page-transactions' | 'main-page-indexing-status' | 'stats' | 'transactions-stats';
+
+/** The chain-wide lists: tokens, top accounts, token transfers, internal transactions, withdrawals. */
+type ChainListId = 'tokens' | 'top-addresses' | 'all-token-transfers' | 'all-internal-transactions' | 'all-withdrawals';
 
 /** Search, paged, and the search box's quick search. */
 type SearchEndpointId = 'search' | 'search-quick';
@@ -56,6 +69,37 @@ export interface Endpoint {
    * key, which lists a little more than a page. Without it, the cold key is chosen from `keys`.
    */
   coldPath?: (keys: BenchKeys) => string;
+  /**
+   * The deep page of a list paged by number or block range rather than by next_page_params: the page
+   * after about `depth` of the key's `items`.
+   */
+  deepPath?: (db: Db, firstPath: string, items: number, depth: number) => Promise<DeepPage>;
+}
+
+/** The Etherscan-style API's page size here, and its deepest item (Blockscout's page × offset limit). */
+const etherscanOffset = 100;
+const etherscanWindow = 10_000;
+
+/** The page of `page` and `offset` that starts at about `depth` items, within Blockscout's window. */
+async function etherscanDeepPage(_db: Db, firstPath: string, items: number, depth: number): Promise<DeepPage> {
+  const start = Math.min(depth, etherscanWindow - etherscanOffset, Math.max(0, items - 1));
+  const page = Math.floor(start / etherscanOffset) + 1;
+  const url = new URL(firstPath, 'http://x');
+  url.searchParams.set('page', String(page));
+  return { path: `${url.pathname}${url.search}`, depth: (page - 1) * etherscanOffset };
+}
+
+/** getLogs has no pages: its deep "page" is the range from the block of the address's `depth`-th log on. */
+async function logsDeepPage(db: Db, firstPath: string, items: number, depth: number): Promise<DeepPage> {
+  const url = new URL(firstPath, 'http://x');
+  const address = Buffer.from(url.searchParams.get('address')!.slice(2), 'hex');
+  const skip = Math.min(depth, Math.max(0, items - 1));
+  const { rows } = await db.query<{ block_number: string }>(
+    'SELECT block_number FROM logs WHERE address = $1 ORDER BY block_number, log_index OFFSET $2 LIMIT 1',
+    [address, skip],
+  );
+  url.searchParams.set('fromBlock', rows[0]?.block_number ?? '0');
+  return { path: `${url.pathname}${url.search}`, depth: skip };
 }
 
 const hex = (column: string) => `'0x' || encode(${column}, 'hex')`;
@@ -227,6 +271,15 @@ export const endpoints: Endpoint[] = [
            FROM internal_transactions WHERE index > 0 OR type <> 'call' GROUP BY transaction_hash`,
   },
   {
+    // Keyed by the transaction's token transfers, each one or two balances: the hot key's pages reach
+    // the most ledger rows (its holders' transfers of later blocks are subtracted from their balances).
+    id: 'tx-state-changes',
+    title: 'state changes of a transaction',
+    deepPage: true,
+    keys: `SELECT '/api/v2/transactions/' || ${hex('transaction_hash')} || '/state-changes' AS path, count(*) AS n
+           FROM token_transfers GROUP BY transaction_hash`,
+  },
+  {
     // No key: "hot" is the consensus chain, "cold" the few blocks that lost consensus.
     id: 'blocks',
     title: 'blocks',
@@ -306,6 +359,108 @@ export const endpoints: Endpoint[] = [
   },
   { id: 'search', title: 'search for tokens by a prefix of their name or symbol', deepPage: true, keys: tokenSearchKeys('/api/v2/search') },
   { id: 'search-quick', title: "the search box's quick search", deepPage: false, keys: tokenSearchKeys('/api/v2/search/quick') },
+  // The chain-wide lists: "hot" the whole list, "cold" the rarest filter (a token type, a search word).
+  {
+    id: 'tokens',
+    title: 'tokens, most holders first',
+    deepPage: true,
+    keys: `SELECT '/api/v2/tokens' AS path, count(*) AS n FROM tokens
+           UNION ALL
+           SELECT '/api/v2/tokens?type=' || type, count(*) FROM tokens GROUP BY type
+           UNION ALL
+           SELECT path, n FROM (${tokenSearchKeys('/api/v2/tokens')}) w`,
+  },
+  {
+    id: 'top-addresses',
+    title: 'top accounts by coin balance',
+    deepPage: true,
+    keys: `SELECT '/api/v2/addresses' AS path, count(*) AS n FROM address_current_coin_balances WHERE value > 0 HAVING count(*) > 0`,
+  },
+  {
+    id: 'all-token-transfers',
+    title: 'every token transfer',
+    deepPage: true,
+    keys: `SELECT '/api/v2/token-transfers' AS path, count(*) AS n FROM token_transfers
+           UNION ALL
+           SELECT '/api/v2/token-transfers?type=' || token_type, count(*) FROM token_transfers GROUP BY token_type`,
+  },
+  {
+    id: 'all-internal-transactions',
+    title: 'every internal transaction',
+    deepPage: true,
+    keys: `SELECT '/api/v2/internal-transactions' AS path, count(*) AS n FROM internal_transactions WHERE index > 0 OR type <> 'call'`,
+  },
+  {
+    id: 'all-withdrawals',
+    title: 'every withdrawal',
+    deepPage: true,
+    keys: `SELECT '/api/v2/withdrawals' AS path, count(*) AS n FROM withdrawals HAVING count(*) > 0`,
+  },
+  // The Etherscan-style lists, 100 items a page: keyed by address as the pages of /api/v2 are.
+  {
+    id: 'etherscan-txlist',
+    title: 'txlist: transactions of an address (Etherscan-style)',
+    deepPage: true,
+    keys: `SELECT '/api?module=account&action=txlist&address=' || ${hex('address')} || '&page=1&offset=${etherscanOffset}' AS path,
+                  transactions_count AS n
+           FROM address_counters WHERE transactions_count > 0`,
+    deepPath: etherscanDeepPage,
+  },
+  {
+    id: 'etherscan-tokentx',
+    title: 'tokentx: ERC-20 transfers of an address (Etherscan-style)',
+    deepPage: true,
+    keys: `SELECT '/api?module=account&action=tokentx&address=' || ${hex('a')} || '&page=1&offset=${etherscanOffset}' AS path, count(*) AS n
+           FROM (SELECT from_address AS a FROM token_transfers WHERE token_type = 'ERC-20'
+                 UNION ALL
+                 SELECT to_address FROM token_transfers WHERE token_type = 'ERC-20') s
+           GROUP BY a`,
+    coldPath: (k) => `/api?module=account&action=tokentx&address=${k.coldAddress}&page=1&offset=${etherscanOffset}`,
+    deepPath: etherscanDeepPage,
+  },
+  {
+    id: 'etherscan-getlogs',
+    title: 'getLogs: logs of a contract over the whole chain (Etherscan-style, up to 1,000)',
+    deepPage: true,
+    keys: `SELECT '/api?module=logs&action=getLogs&fromBlock=0&toBlock=latest&address=' || ${hex('address')} AS path, count(*) AS n
+           FROM logs GROUP BY address`,
+    deepPath: logsDeepPage,
+  },
+  // The charts: none has a deep page.
+  {
+    id: 'address-balance-by-day',
+    title: "an address's balance chart (coin-balance-history-by-day)",
+    deepPage: false,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/coin-balance-history-by-day' AS path, count(*) AS n
+           FROM address_coin_balances GROUP BY address`,
+  },
+  {
+    // "hot" the whole chain by day, "cold" a year's resolution.
+    id: 'stats-line',
+    title: 'a line of the stats service (daily transactions)',
+    deepPage: false,
+    keys: `SELECT '/api/v1/lines/newTxns' AS path, count(*) AS n FROM daily_figures
+           UNION ALL
+           SELECT '/api/v1/lines/averageTxnFee?resolution=YEAR', 1`,
+  },
+  {
+    id: 'stats-counters',
+    title: "the stats service's counters",
+    deepPage: false,
+    keys: `SELECT '/api/v1/counters' AS path, 1 AS n`,
+  },
+  {
+    id: 'stats-page-main',
+    title: "the stats service's home page figures",
+    deepPage: false,
+    keys: `SELECT '/api/v1/pages/main' AS path, 1 AS n`,
+  },
+  {
+    id: 'charts-transactions',
+    title: "Blockscout's transactions chart (30 days)",
+    deepPage: false,
+    keys: `SELECT '/api/v2/stats/charts/transactions' AS path, 1 AS n`,
+  },
 ];
 
 export type KeyKind = 'hot' | 'cold';

@@ -111,7 +111,10 @@ async function choosePages(
       }
       pages.push({ endpoint: endpoint.id, key: key.kind, items: key.items, page: 'first', depth: 0, path: key.path });
       if (!endpoint.deepPage || key.kind === 'cold') continue;
-      const deep = await findDeepPage(serveUrl, key.path, targetDepth);
+      const deep =
+        endpoint.deepPath === undefined
+          ? await findDeepPage(serveUrl, key.path, targetDepth)
+          : await endpoint.deepPath(pool, key.path, key.items, targetDepth);
       if (deep.depth === 0) {
         report(`${endpoint.id} hot: the list has ${key.items} items, one page: no deep page`);
         continue;

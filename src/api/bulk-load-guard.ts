@@ -6,8 +6,8 @@ import { sendUnavailable } from './errors.js';
  * While history is loaded in bulk, the tables have no secondary indexes and no ledger (balances, counters,
  * holders): a list would be a sequential scan of whole tables, a balance or counter would read as empty.
  * Every data endpoint but these answers 503 with Retry-After until the switch to the normal mode is done;
- * these read only what a bulk load keeps up to date. What is outside /api/v2 (health, metrics, the API's
- * documents, the websocket) reads nothing a bulk load leaves out.
+ * these read only what a bulk load keeps up to date; so do the stats service's paths under /api/v1/. What
+ * is outside them (health, metrics, the API's documents, the websocket) reads nothing a bulk load leaves out.
  */
 const servedDuringBulkLoad: ReadonlySet<string> = new Set(['/api/v2/main-page/indexing-status', '/api/v2/config/backend-version']);
 
@@ -28,7 +28,9 @@ function describe(state: BulkLoadState): string {
 export function registerBulkLoadGuard(app: FastifyInstance, bulkLoad: () => BulkLoadState | null): void {
   app.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url;
-    if (route === undefined || !route.startsWith('/api/v2/') || servedDuringBulkLoad.has(route)) return;
+    // /api/v1 itself is the Etherscan-style API; its sub-paths are the stats service's, read from the ledger's daily figures.
+    const guarded = route !== undefined && (route.startsWith('/api/v2/') || route.startsWith('/api/v1/'));
+    if (!guarded || servedDuringBulkLoad.has(route)) return;
     const state = bulkLoad();
     if (state !== null) return sendUnavailable(reply, describe(state), RETRY_AFTER_SECONDS);
   });

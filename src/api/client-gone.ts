@@ -45,6 +45,11 @@ export function withRequestContext<T>(context: RequestContext, task: () => T): T
   return currentRequest.run(context, task);
 }
 
+/** Runs `task` as the work of no request: work shared by several requests, which no one client leaving may cancel. */
+export function outsideRequest<T>(task: () => T): T {
+  return currentRequest.exit(task);
+}
+
 /**
  * Whether the request's client has closed its connection. The socket shows it first: it is destroyed
  * as soon as its end is read, while the request's signal aborts only once the socket's close is

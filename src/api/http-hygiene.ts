@@ -1,4 +1,5 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyInstance } from 'fastify';
 
@@ -10,17 +11,50 @@ import type { ConnectionError, FastifyInstance } from 'fastify';
 
 export const noSniff = { name: 'x-content-type-options', value: 'nosniff' } as const;
 
-/** No route takes a body: one is refused on arrival, and the connection closed rather than the rest of it read. */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads a request body (within its own limits); every other refuses one. */
+    acceptsBody?: boolean;
+  }
+}
+
+/** A route that takes no body refuses one on arrival, and the connection is closed rather than the rest of it read. */
 const hasBody = (headers: { 'content-length'?: string; 'transfer-encoding'?: string }): boolean =>
   headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
+/**
+ * A request that asks to switch to another protocol than the websocket (`Upgrade: h2c`, which curl
+ * sends with --http2) is answered as the HTTP/1.1 request it also is, as RFC 9110 lets a server ignore
+ * Upgrade: Node hands every upgrade to the websocket's listeners, whose `ws` answers any other protocol
+ * with a 400 in text/html. Called once the websocket's listeners are on the server; the connection is
+ * closed after the answer, since Node no longer reads the socket after an upgrade.
+ */
+function answerForeignUpgrades(app: FastifyInstance): void {
+  const server = app.server;
+  const websocketListeners = server.listeners('upgrade') as ((request: IncomingMessage, socket: Duplex, head: Buffer) => void)[];
+  server.removeAllListeners('upgrade');
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (request.headers.upgrade?.trim().toLowerCase() === 'websocket') {
+      for (const listener of websocketListeners) listener.call(server, request, socket, head);
+      return;
+    }
+    socket.on('error', () => socket.destroy());
+    const response = new ServerResponse(request);
+    response.assignSocket(socket as Socket);
+    response.shouldKeepAlive = false;
+    response.once('finish', () => socket.end());
+    app.routing(request, response);
+  });
+}
+
 export function registerHttpHygiene(app: FastifyInstance): void {
+  answerForeignUpgrades(app);
   app.addHook('onRequest', async (request, reply) => {
     // Node answers a missing Host with an empty 400 unless told not to (see buildApi): answered here instead.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       return reply.code(400).header('connection', 'close').send({ message: 'An HTTP/1.1 request needs a Host header.' });
     }
-    if (hasBody(request.headers)) {
+    if (hasBody(request.headers) && request.routeOptions.config.acceptsBody !== true) {
       return reply
         .code(413)
         .header('connection', 'close')

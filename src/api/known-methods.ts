@@ -1,3 +1,4 @@
+import type { DecodedInput } from '../decoding/index.js';
 import { type Hex, isHexData } from '../model.js';
 
 /** The method names clients filter transactions by, and their 4-byte selectors (Blockscout's table). */
@@ -24,6 +25,10 @@ export function calledMethod(input: Hex): string | null {
   const selector = input.slice(0, 10) as Hex;
   return knownMethodName(selector) ?? selector;
 }
+
+/** The method a call names: its decoded function's name, else as calledMethod names it. */
+export const methodName = (decoded: DecodedInput | null, input: Hex): string | null =>
+  decoded === null ? calledMethod(input) : decoded.method_call.slice(0, decoded.method_call.indexOf('('));
 
 const isKnownMethodName = (value: string): value is KnownMethodName => Object.hasOwn(knownMethodSelectors, value);
 

@@ -16,6 +16,8 @@ export interface MetricsOptions {
   /** Counted by the indexer's JSON-RPC clients; none when no indexer runs in this process. */
   nodeErrors: NodeRequestErrors | null;
   websocketClients: () => number;
+  /** The bytes the shared answers hold (shared-answers.ts). */
+  sharedAnswerBytes: () => number;
 }
 
 export const metricsPath = '/metrics';
@@ -53,6 +55,10 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
   );
   const pool = gauge('sextant_db_pool_connections', "the API's database connections: open, idle, and queries waiting for one", ['state']);
   const websocket = gauge('sextant_websocket_clients', 'clients connected to the websocket');
+  const sharedAnswers = gauge(
+    'sextant_shared_answers_bytes',
+    'the bytes of the answers kept to share between requests, compressed bodies included',
+  );
   const nodeErrors = new Counter({
     name: 'sextant_node_request_errors_total',
     help: 'failed JSON-RPC requests to the node (each attempt), by kind',
@@ -78,6 +84,7 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
       pool.set({ state: 'waiting' }, options.pool.waitingCount);
     }
     websocket.set(options.websocketClients());
+    sharedAnswers.set(options.sharedAnswerBytes());
     nodeErrors.reset();
     for (const [kind, count] of options.nodeErrors ?? []) nodeErrors.inc({ kind }, count);
   };

@@ -10,6 +10,9 @@ import type { TokenBalanceKeyset } from '../store/read/token-balances.js';
 import type { TokenHolderItem, TokenHolderKeyset } from '../store/read/token-holders.js';
 import type { TokenTransferItem, TokenTransferKeyset } from '../store/read/token-transfers.js';
 import type { TokenItem } from '../store/read/tokens.js';
+import type { TokenListItem, TokenListKeyset } from '../store/read/token-list.js';
+import type { VerifiedContractsKeyset } from '../store/read/smart-contracts.js';
+import type { TopAddressItem, TopAddressKeyset } from '../store/read/top-addresses.js';
 import type { MinedTransactionKeyset, PendingTransactionKeyset } from '../store/read/transactions.js';
 import type { WithdrawalKeyset } from '../store/read/withdrawals.js';
 import { InvalidParametersError } from './errors.js';
@@ -205,6 +208,11 @@ const TokenIdMember = Type.String({ pattern: '^[0-9]{1,78}$', description: 'a to
 // A null member comes back as the text "null" (URLSearchParams writes it so).
 const fromNullMember = (value: string | null): string | null => (value === 'null' || value === '' ? null : value);
 
+/** A market figure of the price source (a price, a market cap), or null (also sent as "null" or ""). */
+const MarketFigureMember = Nullable(
+  Type.String({ pattern: '^([0-9]{1,40}(\\.[0-9]{1,40})?|null|)$', description: 'a decimal number, or null' }),
+);
+
 /** E4 carries the instance's token_id too, as the spec lists it. */
 export const instanceTransfersKeyset = defineKeyset({
   members: { ...tokenTransferPosition, token_id: TokenIdMember },
@@ -352,3 +360,106 @@ export const searchTokensKeyset = defineKeyset({
     'token[name]': token.name ?? '',
   }),
 });
+
+export const verifiedContractsKeyset = defineKeyset({
+  members: { smart_contract_id: BigIntegerIndexMember },
+  itemsCount: true,
+  toKeyset: (v): VerifiedContractsKeyset => ({ id: v.smart_contract_id }),
+  fromItem: (item: { id: number }) => ({ smart_contract_id: item.id }),
+});
+
+/** The verified contracts by coin balance: the balance (null where none was read yet), made unique by the id. */
+export const verifiedContractsByBalanceKeyset = defineKeyset({
+  members: {
+    coin_balance: Nullable(Type.String({ pattern: '^([0-9]{1,78}|null)$', description: 'a balance: a non-negative integer, or null' })),
+    smart_contract_id: BigIntegerIndexMember,
+  },
+  itemsCount: true,
+  toKeyset: (v): VerifiedContractsKeyset => {
+    const balance = fromNullMember(v.coin_balance);
+    return { id: v.smart_contract_id, value: balance === null ? null : BigInt(balance) };
+  },
+  fromItem: (item: { id: number; coinBalance: bigint | null }) => ({ coin_balance: decimal(item.coinBalance), smart_contract_id: item.id }),
+});
+
+/** The verified contracts by transaction count, made unique by the id. */
+export const verifiedContractsByTransactionsKeyset = defineKeyset({
+  members: {
+    smart_contract_id: BigIntegerIndexMember,
+    transactions_count: Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'a transaction count: a non-negative integer',
+    }),
+  },
+  itemsCount: true,
+  toKeyset: (v): VerifiedContractsKeyset => ({ id: v.smart_contract_id, value: BigInt(v.transactions_count) }),
+  fromItem: (item: { id: number; transactionsCount: number }) => ({
+    smart_contract_id: item.id,
+    transactions_count: item.transactionsCount,
+  }),
+});
+
+/**
+ * The token list, most holders first, then by name (unnamed last), then by address: Blockscout's
+ * holders_count (a JSON number), name and is_name_null (an unnamed token's name is null, which comes
+ * back as the text "null"), and contract_address_hash, which makes the key unique. Blockscout's
+ * market_cap and fiat_value are left out: the list is not ordered by the price source's figures
+ * (Blockscout puts the tokens with the largest market cap first), which the token rows do not hold.
+ */
+export const tokenListKeyset = defineKeyset({
+  members: {
+    contract_address_hash: AddressHashParam,
+    fiat_value: MarketFigureMember,
+    holders_count: Type.Integer({
+      minimum: -Number.MAX_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'a holder count: an integer',
+    }),
+    is_name_null: Type.Boolean({ description: 'true or false' }),
+    market_cap: MarketFigureMember,
+    name: Nullable(Type.String({ description: 'a token name' })),
+  },
+  itemsCount: true,
+  toKeyset: (v): TokenListKeyset => ({
+    marketCap: fromNullMember(v.market_cap),
+    fiatValue: fromNullMember(v.fiat_value),
+    holdersCount: BigInt(v.holders_count),
+    name: v.is_name_null ? null : (v.name ?? ''),
+    address: v.contract_address_hash.toLowerCase() as Hex,
+  }),
+  fromItem: (token: TokenListItem) => ({
+    contract_address_hash: token.address,
+    fiat_value: token.exchangeRate,
+    holders_count: Number(token.holdersCount),
+    is_name_null: token.ownName === null,
+    market_cap: token.circulatingMarketCap,
+    name: token.ownName,
+  }),
+});
+
+/** The top accounts, largest coin balance first, then by address: Blockscout's fetched_coin_balance and hash, unique together. */
+export const topAddressesKeyset = defineKeyset({
+  members: { fetched_coin_balance: BalanceMember, hash: AddressHashParam },
+  itemsCount: true,
+  toKeyset: (v): TopAddressKeyset => ({ coinBalance: BigInt(v.fetched_coin_balance), address: v.hash.toLowerCase() as Hex }),
+  fromItem: (item: TopAddressItem) => ({ fetched_coin_balance: item.coinBalance.toString(), hash: item.hash }),
+});
+
+/**
+ * A transaction's state changes, Blockscout's one list paged by position: they are computed whole for
+ * each request (a few per address the transaction touched), and items_count counts those shown so far,
+ * across pages. state_changes is a member Blockscout sends back as null.
+ */
+export const stateChangesPaging = {
+  querystring: {
+    state_changes: Type.Optional(Type.String()),
+    items_count: Type.Optional(Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1, description: 'the state changes shown so far' })),
+  },
+  response: Nullable(Type.Object({ items_count: Type.Integer(), state_changes: Type.Null() })),
+  page<T>(all: readonly T[], shown: number): { items: T[]; nextPageParams: { items_count: number; state_changes: null } | null } {
+    const items = all.slice(shown, shown + pageSize);
+    const next = shown + items.length;
+    return { items, nextPageParams: next < all.length ? { items_count: next, state_changes: null } : null };
+  },
+};

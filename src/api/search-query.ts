@@ -31,7 +31,7 @@ const maxBlockNumber = 2n ** 63n - 1n;
  * The query's runs of letters and digits, each a prefix of a word, all required: a tsquery that needs
  * no escaping ('tether:* & usd:*'); null when the query has none. Other characters separate words.
  */
-function prefixWords(query: string): string | null {
+export function prefixWords(query: string): string | null {
   const words = query.match(/[a-zA-Z0-9]+/g);
   return words === null ? null : words.map((word) => `${word}:*`).join(' & ');
 }
@@ -44,6 +44,15 @@ export function parseSearchQuery(raw: string): SearchQuery {
   const words = [...query].length >= minWordsLength ? prefixWords(query) : null;
   if (/^[0-9]+$/.test(query) && BigInt(query) <= maxBlockNumber) return { kind: 'number', number: BigInt(query), words };
   return words === null ? { kind: 'none' } : { kind: 'words', words };
+}
+
+/**
+ * The ENS name a query may be, lowercased: text with a dot between labels and no blank ("vitalik.eth");
+ * null otherwise. Names are kept normalized, so a lowercase query matches them exactly.
+ */
+export function ensNameQuery(raw: string): string | null {
+  const query = raw.trim().toLowerCase();
+  return /^[^\s.]+(\.[^\s.]+)+$/u.test(query) ? query : null;
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import multipart from '@fastify/multipart';
+import formbody from '@fastify/formbody';
 import websocket from '@fastify/websocket';
 import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -7,10 +9,12 @@ import type { IndexerStatus, IndexingProgress } from '../model.js';
 import { type ChangeListenerOptions, listenForChanges } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
 import { clientAwareDb, trackRequests } from './client-gone.js';
+import { registerContractFacts } from './contract-facts.js';
 import { eventLoopStillLags } from './load-shedding.js';
 import { registerCaching } from './caching.js';
 import { registerCompression } from './compression.js';
 import { registerCors } from './cors.js';
+import { SharedAnswers, registerSharedAnswers } from './shared-answers.js';
 import { frameworkErrors, registerErrorHandling, sendUnavailable } from './errors.js';
 import { clientErrorHandler, registerHttpHygiene } from './http-hygiene.js';
 import { type RateLimitOptions, registerRateLimit } from './rate-limit.js';
@@ -18,7 +22,7 @@ import { type MetricsOptions, registerMetrics } from './metrics.js';
 import { RequestLog, type RequestLogLevel } from './request-log.js';
 import { registerOpenApi } from './openapi.js';
 import { registerStrictInput } from './strict-input.js';
-import type { ApiApp, ApiContext, ApiRoute, IndexingSettings } from './route.js';
+import type { ApiApp, ApiContext, ApiRoute, IndexingSettings, PastCoinBalances, ProxyCheckService, VerificationService } from './route.js';
 import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
 import { addressTransactionsRoute } from './routes/address-transactions.js';
 import { addressBlocksValidatedRoute } from './routes/address-blocks-validated.js';
@@ -46,9 +50,11 @@ import { transactionTokenTransfersRoute } from './routes/transaction-token-trans
 import { transactionRoute } from './routes/transaction.js';
 import { transactionsRoute } from './routes/transactions.js';
 import { transactionLogsRoute } from './routes/transaction-logs.js';
+import { transactionStateChangesRoute } from './routes/transaction-state-changes.js';
 import { addressLogsRoute } from './routes/address-logs.js';
 import { addressCoinBalanceHistoryRoute } from './routes/address-coin-balance-history.js';
-import { liveFeed } from './live/feed.js';
+import { addressCoinBalanceHistoryByDayRoute } from './routes/address-coin-balance-history-by-day.js';
+import { type IndexingContext, liveFeed } from './live/feed.js';
 import { LiveHub } from './live/hub.js';
 import { registerLiveSocket } from './live/socket-route.js';
 import { mainPageBlocksRoute } from './routes/main-page-blocks.js';
@@ -62,6 +68,19 @@ import { registerBulkLoadGuard } from './bulk-load-guard.js';
 import { searchRoute } from './routes/search.js';
 import { searchQuickRoute } from './routes/search-quick.js';
 import { searchCheckRedirectRoute } from './routes/search-check-redirect.js';
+import { smartContractRoute } from './routes/smart-contract.js';
+import { smartContractsCountersRoute, verifiedContractsRoute } from './routes/smart-contracts.js';
+import { formLimits, verificationConfigRoute, verificationViaRoute } from './routes/verification.js';
+import { tokenListRoute } from './routes/token-list.js';
+import { topAddressesRoute } from './routes/top-addresses.js';
+import { allTokenTransfersRoute } from './routes/all-token-transfers.js';
+import { allInternalTransactionsRoute } from './routes/all-internal-transactions.js';
+import { allWithdrawalsRoute } from './routes/all-withdrawals.js';
+import { etherscanRoute } from './etherscan/router.js';
+import { marketChartRoute, transactionsChartRoute } from './routes/stats-charts.js';
+import { statsServiceCountersRoute } from './routes/stats-service-counters.js';
+import { statsServiceLinesRoute } from './routes/stats-service-lines.js';
+import { statsServicePagesRoute } from './routes/stats-service-pages.js';
 
 export interface ApiOptions {
   /** Where the indexed chain is read from. The caller owns the pool and ends it after closing the API. */
@@ -94,8 +113,20 @@ export interface ApiOptions {
   finalityDepth?: number | null;
   /** The catch-up's and the trace stage's pace, which GET /health reports; none when omitted. */
   progress?: IndexingProgress | null;
+  /** The node's past balances, for those a transaction's state changes need that the index cannot tell; none when omitted. */
+  pastCoinBalances?: PastCoinBalances | null;
+  /** Contract verification; the verification endpoints answer 503 without it. */
+  verification?: VerificationService | null;
+  /** Proxy checks asked through the API (verifyproxycontract); refused without it. */
+  proxyChecks?: ProxyCheckService | null;
+  /**
+   * The longest, in milliseconds, an answer shared between the requests of one block is kept while no
+   * change comes (shared-answers.ts); answers are shared only while `changeConnection` is heard. None
+   * is shared when omitted or 0.
+   */
+  sharedAnswersMaxAgeMs?: number;
   /** What GET /metrics reports beside the index: the pool's connections, the node's errors; neither when omitted. */
-  metrics?: Omit<MetricsOptions, 'websocketClients'>;
+  metrics?: Omit<MetricsOptions, 'websocketClients' | 'sharedAnswerBytes'>;
 }
 
 /** Every endpoint the API serves. */
@@ -123,6 +154,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   transactionRoute,
   transactionTokenTransfersRoute,
   transactionInternalTransactionsRoute,
+  transactionStateChangesRoute,
   blocksRoute,
   blockRoute,
   blockTransactionsRoute,
@@ -131,6 +163,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   addressTabsCountersRoute,
   addressTransactionsRoute,
   addressCoinBalanceHistoryRoute,
+  addressCoinBalanceHistoryByDayRoute,
   mainPageBlocksRoute,
   mainPageTransactionsRoute,
   mainPageIndexingStatusRoute,
@@ -140,19 +173,44 @@ export const apiRoutes: readonly ApiRoute[] = [
   searchRoute,
   searchQuickRoute,
   searchCheckRedirectRoute,
+  verificationConfigRoute,
+  verifiedContractsRoute,
+  smartContractsCountersRoute,
+  smartContractRoute,
+  verificationViaRoute,
+  tokenListRoute,
+  topAddressesRoute,
+  allTokenTransfersRoute,
+  allInternalTransactionsRoute,
+  allWithdrawalsRoute,
+  transactionsChartRoute,
+  marketChartRoute,
+  statsServiceCountersRoute,
+  statsServiceLinesRoute,
+  statsServicePagesRoute,
+  etherscanRoute,
 ];
 
-/** The websocket, and the one listener that feeds every client on it. */
-async function registerLiveUpdates(app: ApiApp, options: ApiOptions): Promise<LiveHub> {
+/** The websocket, and the one listener that feeds every client on it and tells the shared answers of each change. */
+async function registerLiveUpdates(app: ApiApp, options: ApiOptions, indexing: IndexingContext, shared: SharedAnswers): Promise<LiveHub> {
   const hub = new LiveHub();
   app.addHook('onClose', async () => hub.close());
   registerLiveSocket(app, hub);
   if (!options.changeConnection) return hub;
+  const feed = liveFeed(options.pool, hub, indexing, app.log);
   const listener = await listenForChanges({
     connection: options.changeConnection,
-    onChange: liveFeed(options.pool, hub, app.log),
-    onError: (error) => app.log.warn(`live updates paused, listening again shortly: ${error.message}`),
+    onChange: (change, walPosition) => {
+      feed(change, walPosition);
+      shared.changed(change, walPosition);
+    },
+    onError: (error) => {
+      shared.heard(false);
+      app.log.warn(`live updates paused, listening again shortly: ${error.message}`);
+    },
+    onListening: () => shared.heard(true),
   });
+  app.addHook('onClose', async () => shared.heard(false));
   app.addHook('onClose', () => listener.close());
   return hub;
 }
@@ -173,9 +231,25 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     // Report every bad parameter, not only the first.
     ajv: { customOptions: { allErrors: true } },
     frameworkErrors,
+    // On a machine starved of CPU (a start beside a busy indexer and database), registering the
+    // plugins has taken more than Fastify's default 10 s: a slow start must not end the process.
+    pluginTimeout: 120_000,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  // Only the routes that accept a body read one (http-hygiene.ts): the verification forms, and the
+  // Etherscan-style API's form bodies; each route bounds its size.
+  await app.register(multipart, {
+    limits: {
+      fileSize: formLimits.fileBytes,
+      files: formLimits.files,
+      fields: formLimits.fields,
+      fieldSize: formLimits.fileBytes,
+      parts: formLimits.files + formLimits.fields,
+    },
+    throwFileSizeLimit: true,
+  });
+  await app.register(formbody);
   registerErrorHandling(app);
   const maxEventLoopDelayMs = options.maxEventLoopDelayMs;
   if (maxEventLoopDelayMs != null) {
@@ -190,6 +264,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       },
     });
   }
+  const db = clientAwareDb(options.pool);
+  // Before trackRequests: the facts are read as the work of the request.
+  registerContractFacts(app, db);
+  // Its replay checks run on the pool: they are no request's work.
+  const shared = new SharedAnswers(options.pool, options.sharedAnswersMaxAgeMs ?? 0);
+  registerSharedAnswers(app, shared);
   trackRequests(app);
   // Before the rate limit: a browser on another origin can read the 429 too.
   await registerCors(app, options.corsOrigins ?? null);
@@ -202,7 +282,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await registerCompression(app);
 
   const context: ApiContext = {
-    db: clientAwareDb(options.pool),
+    db,
+    pastCoinBalances: options.pastCoinBalances ?? null,
+    verification: options.verification ?? null,
+    proxyChecks: options.proxyChecks ?? null,
     indexerStatus: options.indexerStatus ?? null,
     instanceTransfersSuccessorUrl: options.instanceTransfersSuccessorUrl ?? null,
     indexing: options.indexing ?? { firstBlock: 0n, tracesIndexed: true },
@@ -211,8 +294,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   };
   await registerOpenApi(app);
   for (const route of apiRoutes) route(app, context);
-  const hub = await registerLiveUpdates(app, options);
-  registerMetrics(app, context, { pool: null, nodeErrors: null, ...options.metrics, websocketClients: () => hub.clientCount });
+  const hub = await registerLiveUpdates(app, options, context, shared);
+  registerMetrics(app, context, {
+    pool: null,
+    nodeErrors: null,
+    ...options.metrics,
+    websocketClients: () => hub.clientCount,
+    sharedAnswerBytes: () => shared.keptBytes,
+  });
   await app.ready();
   return app;
 }

@@ -6,17 +6,26 @@ import { ConfigError } from '../errors.js';
 import type { BackgroundLoop } from '../indexer/stages/background-loop.js';
 import { startIndexer, type Indexer } from '../indexer/blocks/indexer.js';
 import { startCoinBalanceStage } from '../indexer/stages/coin-balance-stage.js';
+import { startContractCodeStage } from '../indexer/stages/contract-code-stage.js';
+import { startProxyStage } from '../indexer/stages/proxy-stage.js';
+import { startEnsStage } from '../indexer/stages/ens-stage.js';
+import { MAINNET_ENS_REGISTRY } from '../chain/ens.js';
 import { startNftMetadataStage } from '../indexer/stages/nft-metadata-stage.js';
 import { startPendingStage } from '../indexer/stages/pending-stage.js';
 import { startTokenMetadataStage } from '../indexer/stages/token-metadata-stage.js';
 import { startTraceStage, type TraceStage } from '../indexer/stages/trace-stage.js';
+import { createRetry } from '../indexer/retry.js';
 import { migrate } from '../store/migrate.js';
 import { findNewestBlock } from '../store/read/blocks.js';
 import { bulkLoadSwitching, bulkLoadUnderWay } from '../store/read/bulk-load.js';
+import type { ScenarioResult } from '../demo/scenario.js';
+import { verifyDemoContracts } from '../demo/verify-contracts.js';
 import { ensureSameChain } from './chain-identity.js';
 import { openDatabase, type Database } from './database.js';
 import { connectNode, type NodeConnection } from './node.js';
+import { startOffchainSources } from './offchain-sources.js';
 import { ProgressMeter } from './progress.js';
+import { loadSignatureDatabase } from './signature-database.js';
 import { startProgressDisplay } from './progress-display.js';
 import { onShutdownSignal, Resources } from './resources.js';
 import { listen, printTryUrls } from './serve.js';
@@ -40,8 +49,10 @@ interface Indexing {
   traceStage: TraceStage | null;
   /** Token contracts, then NFT metadata. */
   tokenStages: BackgroundLoop[];
-  /** Native coin balances of the addresses the indexed blocks touch. */
-  balanceStage: BackgroundLoop;
+  /** Native coin balances of the addresses the indexed blocks touch, and the code of their contracts. */
+  balanceStages: BackgroundLoop[];
+  /** Proxies among the contracts, checked again on an upgrade, a delegation or a reorg. */
+  proxyStage: BackgroundLoop;
   /** Rejects with the first fatal error that ends the indexer or a stage, or the database for good; never resolves. */
   failed: Promise<never>;
   /** The catch-up's and the trace stage's pace, as the progress display shows it. */
@@ -56,9 +67,22 @@ function firstFailure(parts: { done: Promise<void> }[]): Promise<never> {
 }
 
 async function startIndexing(config: Config, logger: Logger, database: Database, resources: Resources): Promise<Indexing> {
+  // The writes made once at start are tried again while the database is away, as the indexer's are, until shutdown.
+  const stopping = new AbortController();
+  const retry = createRetry({ logger, signal: stopping.signal });
+  // Beside the indexing: no block needs it. A load cut short is rolled back; one whose commit went unheard is found done.
+  const signaturesLoaded = retry('loading the signature database', () => loadSignatureDatabase(database.pool, logger)).catch(
+    (error: Error) => {
+      if (!stopping.signal.aborted) logger.warn(`signature database not loaded: ${error.message}`);
+    },
+  );
+  resources.add(() => signaturesLoaded);
+  resources.add(async () => stopping.abort());
   const node = await connectNode(config, logger);
   resources.add(() => node.close());
   await ensureSameChain(database.pool, node.client, node.capabilities.chainId, { demo: node.demo !== null, logger });
+  // Before the indexer: nothing may be awaited between its start and the watch on its failures below.
+  const offchainStages = await startOffchainSources(config, logger, database, node.capabilities.chainId, resources, retry);
   const indexer = startIndexer({
     pool: database.pool,
     client: node.client,
@@ -84,8 +108,18 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   resources.add(() => indexer.stop());
   const traceStage = config.disableInternalTransactions ? null : startTracing(config, logger, database, node, resources);
   const tokenStages = startReadingTokens(config, logger, database, node, resources);
-  const balanceStage = startReadingBalances(config, logger, database, node, resources);
-  const parts = [indexer, ...tokenStages, balanceStage, ...(traceStage === null ? [] : [traceStage])];
+  const balanceStages = startReadingState(config, logger, database, node, resources);
+  const proxyStage = startReadingProxies(config, logger, database, node, resources);
+  const nameStages = startReadingNames(config, logger, database, node, resources);
+  const parts = [
+    indexer,
+    ...tokenStages,
+    ...balanceStages,
+    proxyStage,
+    ...offchainStages,
+    ...nameStages,
+    ...(traceStage === null ? [] : [traceStage]),
+  ];
   // The pool belongs to the head: an index that stops at LAST_BLOCK does not list it.
   if (config.lastBlock === null) {
     const pendingStage = startPendingStage({
@@ -100,7 +134,7 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   const progress = showProgress(config, logger, database, indexer, traceStage, resources);
   const failed = Promise.race([firstFailure(parts), database.failed]);
   failed.catch(() => undefined);
-  return { node, indexer, traceStage, tokenStages, balanceStage, failed, progress };
+  return { node, indexer, traceStage, tokenStages, balanceStages, proxyStage, failed, progress };
 }
 
 /** Progress bars on a terminal, log lines elsewhere; the figures they show, for GET /health. */
@@ -177,33 +211,111 @@ function startReadingTokens(
   return [tokenStage, nftStage];
 }
 
-/** Addresses whose balance is read at once: one JSON-RPC batch of eth_getBalance and one save. */
-const BALANCE_READ_BATCH_SIZE = 100;
+/** Addresses whose balance or code is read at once: one JSON-RPC batch and one save. */
+const STATE_READ_BATCH_SIZE = 100;
 
-/** Native coin balances, read beside the indexer at the indexed head. */
-function startReadingBalances(
+/** Native coin balances and contract code, read beside the indexer at the indexed head. */
+function startReadingState(
+  config: Config,
+  logger: Logger,
+  database: Database,
+  node: NodeConnection,
+  resources: Resources,
+): BackgroundLoop[] {
+  const client = createRpcClient({
+    url: node.client.url,
+    timeoutMs: 10_000,
+    retryCount: 1,
+    batchSize: STATE_READ_BATCH_SIZE,
+    errors: node.errors,
+  });
+  const heldBack = () => bulkLoadUnderWay(database.pool);
+  const balanceStage = startCoinBalanceStage({
+    pool: database.pool,
+    client,
+    logger: logger.child({ component: 'coin-balances' }),
+    batchSize: STATE_READ_BATCH_SIZE,
+    pollIntervalMs: config.pollIntervalMs,
+    heldBack,
+  });
+  resources.add(() => balanceStage.stop());
+  const codeStage = startContractCodeStage({
+    pool: database.pool,
+    client,
+    logger: logger.child({ component: 'contract-code' }),
+    batchSize: STATE_READ_BATCH_SIZE,
+    pollIntervalMs: config.pollIntervalMs,
+    heldBack,
+  });
+  resources.add(() => codeStage.stop());
+  return [balanceStage, codeStage];
+}
+
+/** Contracts checked for a proxy at once: their node reads run together, and are saved in one transaction. */
+const PROXY_CHECK_BATCH_SIZE = 20;
+
+/** Proxies and what they delegate to, read beside the indexer at the indexed head. */
+function startReadingProxies(
   config: Config,
   logger: Logger,
   database: Database,
   node: NodeConnection,
   resources: Resources,
 ): BackgroundLoop {
-  const balanceStage = startCoinBalanceStage({
+  const proxyStage = startProxyStage({
+    pool: database.pool,
+    client: createRpcClient({ url: node.client.url, timeoutMs: 10_000, retryCount: 1, errors: node.errors }),
+    logger: logger.child({ component: 'proxies' }),
+    batchSize: PROXY_CHECK_BATCH_SIZE,
+    pollIntervalMs: config.pollIntervalMs,
+    heldBack: () => bulkLoadUnderWay(database.pool),
+  });
+  resources.add(() => proxyStage.stop());
+  return proxyStage;
+}
+
+/** Addresses whose ENS names are read at once (four JSON-RPC batches, one save). */
+const ENS_READ_BATCH_SIZE = 50;
+/** Indexed blocks scanned at once for addresses and ENS events. */
+const ENS_SCAN_BLOCKS = 100;
+
+/** The ENS registry names are read from: the configured one, else mainnet's on chain 1; null: none. */
+function ensRegistry(config: Config, chainId: bigint | null) {
+  if (config.ensRegistryAddress === 'none') return null;
+  return config.ensRegistryAddress ?? (chainId === 1n ? MAINNET_ENS_REGISTRY : null);
+}
+
+/** Primary ENS names, read beside the indexer at the indexed head, where a registry is known. */
+function startReadingNames(
+  config: Config,
+  logger: Logger,
+  database: Database,
+  node: NodeConnection,
+  resources: Resources,
+): BackgroundLoop[] {
+  const registry = ensRegistry(config, node.capabilities.chainId);
+  if (registry === null) return [];
+  const ensStage = startEnsStage({
     pool: database.pool,
     client: createRpcClient({
       url: node.client.url,
       timeoutMs: 10_000,
       retryCount: 1,
-      batchSize: BALANCE_READ_BATCH_SIZE,
+      batchSize: ENS_READ_BATCH_SIZE,
       errors: node.errors,
     }),
-    logger: logger.child({ component: 'coin-balances' }),
-    batchSize: BALANCE_READ_BATCH_SIZE,
+    logger: logger.child({ component: 'ens' }),
+    registry,
+    firstBlock: config.firstBlock,
+    batchSize: ENS_READ_BATCH_SIZE,
+    scanBlocks: ENS_SCAN_BLOCKS,
+    recheckAfterMs: config.ensRefreshIntervalMs,
+    tracedBlocks: !config.disableInternalTransactions,
     pollIntervalMs: config.pollIntervalMs,
     heldBack: () => bulkLoadUnderWay(database.pool),
   });
-  resources.add(() => balanceStage.stop());
-  return balanceStage;
+  resources.add(() => ensStage.stop());
+  return [ensStage];
 }
 
 /** Trace calls go to ETHEREUM_JSONRPC_TRACE_URL when it is set. */
@@ -225,10 +337,26 @@ function startTracing(config: Config, logger: Logger, database: Database, node: 
   return traceStage;
 }
 
+/** The demo's contracts, verified through the API in the background, so that its pages show their sources and decoded calls. */
+function verifyDemo(config: Config, base: string, scenario: ScenarioResult, logger: Logger, resources: Resources): void {
+  // Where this process listens, reached from itself (localhost may resolve to an address it does not listen on).
+  const self = new URL(base);
+  self.hostname = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const stop = new AbortController();
+  resources.add(async () => stop.abort());
+  verifyDemoContracts(self.origin, scenario.contracts, stop.signal).then(
+    () => logger.info('demo contracts submitted for verification'),
+    (error: Error) => {
+      if (!stop.signal.aborted) logger.warn(`demo contracts not verified: ${error.message}`);
+    },
+  );
+}
+
 export async function migrateCommand(config: Config, logger: Logger): Promise<void> {
   const resources = new Resources();
   try {
-    await openMigratedDatabase(config, logger, resources);
+    const database = await openMigratedDatabase(config, logger, resources);
+    await loadSignatureDatabase(database.pool, logger);
   } finally {
     await resources.closeAll();
   }
@@ -239,13 +367,19 @@ export async function indexCommand(config: Config, logger: Logger): Promise<void
   const shutdown = onShutdownSignal(resources, logger);
   try {
     const database = await openMigratedDatabase(config, logger, resources);
-    const { indexer, traceStage, tokenStages, balanceStage, failed } = await startIndexing(config, logger, database, resources);
-    // Up to LAST_BLOCK, the traces, tokens, NFTs and coin balances of the blocks indexed are part of the job.
+    const { indexer, traceStage, tokenStages, balanceStages, proxyStage, failed } = await startIndexing(
+      config,
+      logger,
+      database,
+      resources,
+    );
+    // Up to LAST_BLOCK, the traces, tokens, NFTs, coin balances, contract code and proxies of the blocks indexed are part of the job.
     const finished = async () => {
       await indexer.done;
       await traceStage?.drained();
-      for (const stage of tokenStages) await stage.drained();
-      await balanceStage.drained();
+      // The code stage marks the proxy checks: it drains first.
+      for (const stage of [...tokenStages, ...balanceStages]) await stage.drained();
+      await proxyStage.drained();
     };
     await Promise.race([finished(), failed, shutdown]);
   } finally {
@@ -261,10 +395,12 @@ export async function startCommand(config: Config, logger: Logger): Promise<void
     const indexing = await startIndexing(config, logger, database, resources);
     const { indexer, failed } = indexing;
     const base = await listen(config, logger, database, resources, indexing);
+    if (indexing.node.demoScenario !== null) verifyDemo(config, base, indexing.node.demoScenario, logger, resources);
     // A signal before the catch-up ends has closed everything by the time `shutdown` resolves.
     const stopped = await Promise.race([indexer.caughtUp.then(() => false), failed, shutdown.then(() => true)]);
     if (stopped) return;
-    const newest = await findNewestBlock(database.pool);
+    // Only the example URLs need it: a database too busy to answer in time leaves them without the sample block.
+    const newest = await findNewestBlock(database.pool).catch(() => null);
     printTryUrls(logger, base, { address: newest?.miner ?? null, block: newest?.number ?? null });
     // A fatal error of the indexer or of a stage (a reorg too deep to follow, a bug) ends Sextant,
     // API included, rather than leave it serving an index that no longer grows; an indexer that

@@ -10,6 +10,8 @@ export interface Database {
   pool: pg.Pool;
   /** The API's connections: read-only, each statement and each wait for a connection bounded. */
   apiPool: pg.Pool;
+  /** Where verification jobs and results are written: `pool`, or DATABASE_VERIFICATION_URL's role where one is given. */
+  verificationPool: pg.Pool;
   /** True when Sextant runs the server itself. */
   embedded: boolean;
   /** Rejects when the database is gone for good (an embedded server that cannot be restarted); never resolves. */
@@ -32,11 +34,14 @@ async function endPools(...pools: pg.Pool[]): Promise<void> {
   await Promise.all(pools.map((pool) => pool.end()));
 }
 
+export const apiApplicationName = 'sextant-api';
+
 /**
  * The API's pool: every transaction read-only (a role of its own, DATABASE_READ_ONLY_API_URL, makes
  * that the server's rule too), a statement that runs longer than API_STATEMENT_TIMEOUT_MS cancelled,
  * and a request that waits longer than API_POOL_WAIT_MS for a connection refused, so that an overload
- * is a quick 503 instead of a queue. Set at connection start, these hold for every query.
+ * is a quick 503 instead of a queue. Set at connection start, these hold for every query. Its
+ * connections are named `sextant-api` in pg_stat_activity, unless the URL names them.
  */
 function openApiPool(connectionString: string, config: Config, logger: Logger): pg.Pool {
   return logIdleErrors(
@@ -45,6 +50,7 @@ function openApiPool(connectionString: string, config: Config, logger: Logger): 
       max: config.apiPoolSize,
       connectionTimeoutMillis: config.apiPoolWaitMs,
       statement_timeout: config.apiStatementTimeoutMs,
+      application_name: apiApplicationName,
     }),
     logger,
   );
@@ -75,6 +81,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
     return {
       pool,
       apiPool,
+      verificationPool: pool,
       embedded: true,
       failed: server.failed,
       async close() {
@@ -89,19 +96,27 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   );
   const apiUrl = config.databaseReadOnlyApiUrl ?? config.databaseUrl;
   const apiPool = openApiPool(apiUrl, config, logger);
-  const close = () => endPools(pool, apiPool);
-  for (const [url, checked] of [
-    [config.databaseUrl, pool],
-    [apiUrl, apiPool],
-  ] as const) {
+  // A verification writes a handful of rows per job: a few connections are enough.
+  const verificationPool =
+    config.databaseVerificationUrl === null
+      ? pool
+      : logIdleErrors(new pg.Pool({ connectionString: config.databaseVerificationUrl, max: 4, connectionTimeoutMillis: 10_000 }), logger);
+  const close = () => endPools(...new Set([pool, apiPool, verificationPool]));
+  const checks = [
+    ['DATABASE_URL', config.databaseUrl, pool],
+    ['DATABASE_READ_ONLY_API_URL', apiUrl, apiPool],
+    ['DATABASE_VERIFICATION_URL', config.databaseVerificationUrl, verificationPool],
+  ] as const;
+  for (const [setting, url, checked] of checks) {
+    if (url === null) continue;
     try {
       await ping(checked);
     } catch (error) {
       await close();
       throw new ConfigError(
-        `cannot connect to ${url === config.databaseUrl ? 'DATABASE_URL' : 'DATABASE_READ_ONLY_API_URL'} ${redactUrl(url)}: ${(error as Error).message}; check that PostgreSQL runs there and the URL is right`,
+        `cannot connect to ${url === config.databaseUrl ? 'DATABASE_URL' : setting} ${redactUrl(url)}: ${(error as Error).message}; check that PostgreSQL runs there and the URL is right`,
       );
     }
   }
-  return { pool, apiPool, embedded: false, failed: new Promise<never>(() => undefined), close };
+  return { pool, apiPool, verificationPool, embedded: false, failed: new Promise<never>(() => undefined), close };
 }

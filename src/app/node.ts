@@ -14,6 +14,8 @@ export interface NodeConnection {
   capabilities: NodeCapabilities;
   /** The demo chain Sextant started itself, when no node URL was given. */
   demo: AnvilNode | null;
+  /** What the demo's scenario deployed and sent on it; null without the demo. */
+  demoScenario: ScenarioResult | null;
   /** Failed requests of this client and of the others made for the same node, by kind, for the metrics. */
   errors: NodeRequestErrors;
   close(): Promise<void>;
@@ -35,6 +37,7 @@ function startDemoActivity(config: Config, logger: Logger, rpcUrl: string, scena
 /** Connects to the configured node, or starts the demo chain and runs its scenario. */
 export async function connectNode(config: Config, logger: Logger): Promise<NodeConnection> {
   let demo: AnvilNode | null = null;
+  let demoScenario: ScenarioResult | null = null;
   let live: LiveActivity | null = null;
   const close = async () => {
     await live?.stop();
@@ -45,9 +48,9 @@ export async function connectNode(config: Config, logger: Logger): Promise<NodeC
     demo = await startAnvil();
     logger.info(`demo chain (anvil) running at ${demo.rpcUrl}; deploying and exercising the demo contracts`);
     try {
-      const scenario = await runScenario(demo.rpcUrl);
-      logger.info(`demo scenario sent ${scenario.transactions.length} transactions`);
-      live = startDemoActivity(config, logger, demo.rpcUrl, scenario);
+      demoScenario = await runScenario(demo.rpcUrl);
+      logger.info(`demo scenario sent ${demoScenario.transactions.length} transactions`);
+      live = startDemoActivity(config, logger, demo.rpcUrl, demoScenario);
     } catch (error) {
       await close();
       throw error;
@@ -58,7 +61,7 @@ export async function connectNode(config: Config, logger: Logger): Promise<NodeC
   const client = createRpcClient({ url, errors });
   try {
     const capabilities = await detectCapabilities(client, { variant: config.variant ?? undefined });
-    return { client, wsUrl: demo?.wsUrl ?? config.wsUrl, capabilities, demo, errors, close };
+    return { client, wsUrl: demo?.wsUrl ?? config.wsUrl, capabilities, demo, demoScenario, errors, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,11 +1,19 @@
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { join } from 'node:path';
 import { buildApi } from '../api/server.js';
+import type { VerificationService } from '../api/route.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { Indexer } from '../indexer/blocks/indexer.js';
-import type { IndexingProgress, NodeRequestErrors } from '../model.js';
+import type { IndexingProgress } from '../model.js';
 import { hasSchema } from '../store/probe.js';
+import { requestProxyCheck } from '../store/proxies.js';
+import { createVerifier } from '../verification/index.js';
 import { watchBulkLoad } from './bulk-load-watch.js';
+import type { NodeConnection } from './node.js';
+import { pastCoinBalancesFromNode } from './past-coin-balances.js';
+import { startVerificationJobs } from './verification-jobs.js';
 import { openDatabase, type Database } from './database.js';
 import { onShutdownSignal, Resources } from './resources.js';
 
@@ -15,15 +23,30 @@ async function requireSchema(database: Database): Promise<void> {
   }
 }
 
+/**
+ * Closes the API: new connections are refused, requests in flight finish. Fastify closes the
+ * connections idle when the close begins; one whose request was in flight turns idle after, and would
+ * hold the close (and the process) for its keep-alive timeout, 72 s: those are closed as they turn idle.
+ */
+async function closeApi(api: FastifyInstance): Promise<void> {
+  const idle = setInterval(() => api.server.closeIdleConnections(), 100);
+  try {
+    await api.close();
+  } finally {
+    clearInterval(idle);
+  }
+}
+
 export async function listen(
   config: Config,
   logger: Logger,
   database: Database,
   resources: Resources,
-  running: { indexer: Indexer; progress: IndexingProgress; node: { errors: NodeRequestErrors } } | null,
+  running: { indexer: Indexer; progress: IndexingProgress; node: NodeConnection } | null,
 ): Promise<string> {
   const bulkLoad = await watchBulkLoad(database.pool, logger);
   resources.add(async () => bulkLoad.stop());
+  const verification = startVerification(config, logger, database, resources);
   const api = await buildApi({
     pool: database.apiPool,
     bulkLoad: bulkLoad.current,
@@ -31,6 +54,7 @@ export async function listen(
     indexerStatus: running?.indexer.status ?? null,
     progress: running?.progress ?? null,
     metrics: { pool: database.pool, nodeErrors: running?.node.errors ?? null },
+    pastCoinBalances: running === null ? null : pastCoinBalancesFromNode(running.node, logger.child({ component: 'api' })),
     instanceTransfersSuccessorUrl: config.instanceTransfersSuccessorUrl,
     changeConnection: database.pool.options,
     indexing: { firstBlock: config.firstBlock, tracesIndexed: !config.disableInternalTransactions },
@@ -41,8 +65,11 @@ export async function listen(
       ? null
       : { max: config.rateLimitByIp, intervalMs: config.rateLimitByIpInterval, allowList: config.rateLimitWhitelistedIps },
     maxEventLoopDelayMs: config.apiMaxEventLoopDelayMs,
+    sharedAnswersMaxAgeMs: config.apiSharedAnswersMaxAgeMs,
+    verification,
+    proxyChecks: { request: (address) => requestProxyCheck(database.pool, address) },
   });
-  resources.add(() => api.close());
+  resources.add(() => closeApi(api));
   try {
     await api.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -51,6 +78,37 @@ export async function listen(
   const address = api.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   return `http://localhost:${port}`;
+}
+
+/**
+ * Contract verification beside the API: compiles in processes of their own, jobs in the database's
+ * queue, results written through the primary (DATABASE_URL, or DATABASE_VERIFICATION_URL's role that may
+ * write the verification tables only), since the API's own connections only read.
+ */
+function startVerification(config: Config, logger: Logger, database: Database, resources: Resources): VerificationService {
+  const verifier = createVerifier({
+    cacheDir: config.compilersDir ?? join(config.dataDir, 'compilers'),
+    releasesUrl: config.solcBinApiUrl,
+    compileTimeoutMs: config.verificationTimeoutMs,
+    compileMemoryMb: config.verificationMemoryMb,
+    maxConcurrentCompiles: config.verificationConcurrency,
+    maxQueuedCompiles: config.verificationQueue,
+    logger: logger.child({ component: 'verifier' }),
+  });
+  const jobs = startVerificationJobs({
+    pool: database.verificationPool,
+    verifier,
+    logger: logger.child({ component: 'verification' }),
+    concurrency: config.verificationConcurrency,
+    leaseMs: 30_000,
+    pollIntervalMs: 2_000,
+  });
+  // The form's compiler list asks the bundled build its version: asked now, the first visitor does not wait for a compiler to load.
+  // A failure here (a shutdown that kills the compiler, say) is left to the next ask, which tries again and answers it.
+  void verifier.compilers().catch(() => undefined);
+  resources.add(() => verifier.close());
+  resources.add(() => jobs.close());
+  return { submit: (address, request) => jobs.submit(address, request), compilers: () => verifier.compilers() };
 }
 
 export function printTryUrls(logger: Logger, base: string, sample: { address: string | null; block: number | null }): void {

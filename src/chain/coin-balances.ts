@@ -24,7 +24,8 @@ export class StateNotKeptError extends Error {
   }
 }
 
-function isStateNotKept(error: RpcError): boolean {
+/** Whether the node refused a read of state because it no longer keeps that block's state. */
+export function isStateNotKept(error: RpcError): boolean {
   const behind = BEHIND_HEIGHT.exec(error.nodeMessage);
   return PRUNED_STATE.test(error.nodeMessage) || (behind !== null && BigInt(behind[2]!) < BigInt(behind[1]!));
 }

@@ -14,18 +14,38 @@ export interface StartAnvilOptions {
   blockTimeSeconds?: number;
   /** The fork the chain runs: cancun unless given (prague has set-code transactions). */
   hardfork?: 'cancun' | 'prague';
+  /** Keep the state of every block, as an archive node does (a short chain only: anvil keeps them in memory). */
+  archive?: boolean;
   extraArgs?: string[];
 }
 
 const STARTUP_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 5_000;
-const PLATFORM_PACKAGES: Record<string, string> = {
-  'linux-x64': '@foundry-rs/anvil-linux-amd64',
-  'linux-arm64': '@foundry-rs/anvil-linux-arm64',
-  'darwin-x64': '@foundry-rs/anvil-darwin-amd64',
-  'darwin-arm64': '@foundry-rs/anvil-darwin-arm64',
-  'win32-x64': '@foundry-rs/anvil-win32-amd64',
+/** The npm platform suffix of Foundry's binary packages (`@foundry-rs/<tool>-<suffix>`), by Node's platform-arch. */
+const PLATFORM_SUFFIXES: Record<string, string> = {
+  'linux-x64': 'linux-amd64',
+  'linux-arm64': 'linux-arm64',
+  'darwin-x64': 'darwin-amd64',
+  'darwin-arm64': 'darwin-arm64',
+  'win32-x64': 'win32-amd64',
 };
+
+/**
+ * The path of a Foundry tool's binary from its npm package for this platform (`@foundry-rs/anvil-linux-amd64`,
+ * say); `otherwise` says what to do when there is none.
+ */
+export function bundledFoundryBinary(tool: 'anvil' | 'forge' | 'cast', otherwise: string): string {
+  const platform = `${process.platform}-${process.arch}`;
+  const suffix = PLATFORM_SUFFIXES[platform];
+  if (!suffix) throw new Error(`no bundled ${tool} for ${platform}; ${otherwise}`);
+  const packageName = `@foundry-rs/${tool}-${suffix}`;
+  const binaryName = process.platform === 'win32' ? `${tool}.exe` : tool;
+  try {
+    return createRequire(import.meta.url).resolve(`${packageName}/bin/${binaryName}`);
+  } catch {
+    throw new Error(`${packageName} is not installed; run \`npm install\` (optional dependencies enabled) or ${otherwise}`);
+  }
+}
 
 function resolveAnvilBinary(): string {
   const override = process.env.ANVIL_BIN;
@@ -39,19 +59,7 @@ function resolveAnvilBinary(): string {
     }
     return override;
   }
-  const platform = `${process.platform}-${process.arch}`;
-  const packageName = PLATFORM_PACKAGES[platform];
-  if (!packageName) {
-    throw new Error(`no bundled anvil for ${platform}; install Foundry's anvil and set ANVIL_BIN to its path`);
-  }
-  const binaryName = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
-  try {
-    return createRequire(import.meta.url).resolve(`${packageName}/bin/${binaryName}`);
-  } catch {
-    throw new Error(
-      `${packageName} is not installed; run \`npm install\` (optional dependencies enabled) or set ANVIL_BIN to an anvil binary`,
-    );
-  }
+  return bundledFoundryBinary('anvil', "install Foundry's anvil and set ANVIL_BIN to its path");
 }
 
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<AnvilNode> {
@@ -59,7 +67,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   // OpenZeppelin 5 needs Cancun opcodes, and later forks slow every block down as the chain grows.
   // --prune-history keeps no past states (so no multi-GB snapshot files): debug_trace* then fails
   // for mined blocks, while trace_block, recorded at mining time, keeps working.
-  const args = ['--host', '127.0.0.1', '--port', '0', '--hardfork', options.hardfork ?? 'cancun', '--prune-history'];
+  const args = ['--host', '127.0.0.1', '--port', '0', '--hardfork', options.hardfork ?? 'cancun'];
+  if (options.archive !== true) args.push('--prune-history');
   if (options.blockTimeSeconds !== undefined) args.push('--block-time', String(options.blockTimeSeconds));
   args.push(...(options.extraArgs ?? []));
 

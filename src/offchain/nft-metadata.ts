@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readLimited } from './fetch-json.js';
 
 /**
  * Fetches an NFT's metadata document from its URI: data: URIs (base64 or plain JSON) decoded in place,
@@ -55,24 +56,6 @@ export function metadataUrl(uri: string, ipfsGateway: string): string | null {
   if (/^https?:\/\//i.test(uri)) return uri;
   const ipfs = /^ipfs:\/\/(?:ipfs\/)?(.+)$/i.exec(uri);
   return ipfs === null ? null : `${ipfsGateway.replace(/\/+$/, '')}/${ipfs[1]}`;
-}
-
-async function readLimited(response: Response, maxBytes: number): Promise<string | null> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function fetchOnce(url: string, options: NftMetadataOptions): Promise<NftMetadataResult> {

@@ -8,6 +8,8 @@ interface CounterDelta {
   transactions: bigint;
   tokenTransfers: bigint;
   gasUsage: bigint;
+  /** Of the transactions sent to the address. */
+  incomingGasUsage: bigint;
   validations: bigint;
 }
 
@@ -30,7 +32,7 @@ export function counterDeltas(rows: CountedRows, sign: 1n | -1n): Map<Address, C
     const key = address.toLowerCase() as Address;
     let delta = deltas.get(key);
     if (delta === undefined) {
-      delta = { transactions: 0n, tokenTransfers: 0n, gasUsage: 0n, validations: 0n };
+      delta = { transactions: 0n, tokenTransfers: 0n, gasUsage: 0n, incomingGasUsage: 0n, validations: 0n };
       deltas.set(key, delta);
     }
     return delta;
@@ -39,6 +41,7 @@ export function counterDeltas(rows: CountedRows, sign: 1n | -1n): Map<Address, C
     const parties = new Set([t.from, t.to, t.createdContract].filter((a): a is Address => a !== null).map((a) => a.toLowerCase()));
     for (const party of parties) of(party as Address).transactions += sign;
     of(t.from).gasUsage += sign * t.gasUsed;
+    if (t.to !== null) of(t.to).incomingGasUsage += sign * t.gasUsed;
   }
   for (const transfer of rows.tokenTransfers) {
     for (const party of new Set([transfer.from.toLowerCase(), transfer.to.toLowerCase()])) of(party as Address).tokenTransfers += sign;
@@ -68,12 +71,13 @@ export async function applyCounterDeltas(client: PoolClient, deltas: Map<Address
   const addresses = [...deltas.keys()].sort(inLockOrder);
   const column = (pick: (d: CounterDelta) => bigint) => addresses.map((a) => pick(deltas.get(a) as CounterDelta).toString());
   const { rows } = await client.query<CountsRow>(
-    `INSERT INTO address_counters AS c (address, transactions_count, token_transfers_count, gas_usage, validations_count)
-     SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::numeric[], $5::bigint[])
+    `INSERT INTO address_counters AS c (address, transactions_count, token_transfers_count, gas_usage, validations_count, incoming_gas_usage)
+     SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::numeric[], $5::bigint[], $6::numeric[])
      ON CONFLICT (address) DO UPDATE SET
        transactions_count = c.transactions_count + excluded.transactions_count,
        token_transfers_count = c.token_transfers_count + excluded.token_transfers_count,
        gas_usage = c.gas_usage + excluded.gas_usage,
+       incoming_gas_usage = c.incoming_gas_usage + excluded.incoming_gas_usage,
        validations_count = c.validations_count + excluded.validations_count
      RETURNING c.address, c.transactions_count, c.token_transfers_count, c.validations_count`,
     [
@@ -82,6 +86,7 @@ export async function applyCounterDeltas(client: PoolClient, deltas: Map<Address
       column((d) => d.tokenTransfers),
       column((d) => d.gasUsage),
       column((d) => d.validations),
+      column((d) => d.incomingGasUsage),
     ],
   );
   // The counts before are the counts after less the delta (a new row's are zero).

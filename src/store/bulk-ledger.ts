@@ -1,11 +1,12 @@
 import type { Pool, PoolClient } from 'pg';
 import { ZERO_ADDRESS } from '../model.js';
+import { rebuildDailyFigures } from './daily-figures.js';
 import { byteaFromHex } from './encode.js';
 import { inTransaction } from './transaction.js';
 
 /**
  * The ledger that the block writer and the trace stage keep batch by batch (tokens, balances, holder
- * counts, NFT owners, supply marks, address counters, chain totals, contracts, coin balance marks),
+ * counts, NFT owners, supply marks, address counters, chain totals, contracts, coin balance marks, daily figures),
  * built at once from the base tables after a bulk load that wrote only those. Each step runs in one
  * transaction that first clears what it builds, then builds it: a step cut short by a crash leaves
  * nothing behind, and a step run again gives the same rows, so a run can resume at any step.
@@ -106,22 +107,25 @@ async function markSupplies(client: PoolClient): Promise<void> {
 async function buildAddressCounters(client: PoolClient): Promise<void> {
   await client.query('DELETE FROM address_counters');
   await client.query(
-    `INSERT INTO address_counters (address, transactions_count, token_transfers_count, gas_usage, validations_count)
-     SELECT address, sum(transactions_count), sum(token_transfers_count), sum(gas_usage), sum(validations_count)
+    `INSERT INTO address_counters (address, transactions_count, token_transfers_count, gas_usage, validations_count, incoming_gas_usage)
+     SELECT address, sum(transactions_count), sum(token_transfers_count), sum(gas_usage), sum(validations_count), sum(incoming_gas_usage)
      FROM (
-       SELECT p.address, count(*) AS transactions_count, 0 AS token_transfers_count, 0 AS gas_usage, 0 AS validations_count
+       SELECT p.address, count(*) AS transactions_count, 0 AS token_transfers_count, 0 AS gas_usage, 0 AS validations_count,
+              0 AS incoming_gas_usage
        FROM transactions t
        CROSS JOIN LATERAL (SELECT DISTINCT a FROM unnest(ARRAY[t.from_address, t.to_address, t.created_contract]) u(a) WHERE a IS NOT NULL) p(address)
        GROUP BY p.address
        UNION ALL
-       SELECT from_address, 0, 0, sum(gas_used), 0 FROM transactions GROUP BY from_address
+       SELECT from_address, 0, 0, sum(gas_used), 0, 0 FROM transactions GROUP BY from_address
        UNION ALL
-       SELECT p.address, 0, count(*), 0, 0
+       SELECT to_address, 0, 0, 0, 0, sum(gas_used) FROM transactions WHERE to_address IS NOT NULL GROUP BY to_address
+       UNION ALL
+       SELECT p.address, 0, count(*), 0, 0, 0
        FROM token_transfers tt
        CROSS JOIN LATERAL (SELECT DISTINCT a FROM unnest(ARRAY[tt.from_address, tt.to_address]) u(a)) p(address)
        GROUP BY p.address
        UNION ALL
-       SELECT miner, 0, 0, 0, count(*) FROM blocks WHERE consensus GROUP BY miner
+       SELECT miner, 0, 0, 0, count(*), 0 FROM blocks WHERE consensus GROUP BY miner
      ) s
      GROUP BY address`,
   );
@@ -140,7 +144,7 @@ async function buildChainTotals(client: PoolClient): Promise<void> {
 
 /**
  * The contracts the block writer marks (created by a transaction that did not fail, or the address of
- * a log) and the trace stage (created by a frame that did not fail).
+ * a log) and the trace stage (created by a frame that did not fail), each marked for a read of its code.
  */
 async function markContracts(client: PoolClient): Promise<void> {
   await client.query('DELETE FROM addresses');
@@ -152,6 +156,8 @@ async function markContracts(client: PoolClient): Promise<void> {
        UNION SELECT created_contract FROM internal_transactions WHERE created_contract IS NOT NULL AND error IS NULL
      ) s(a)`,
   );
+  await client.query('DELETE FROM contract_code_marks');
+  await client.query('INSERT INTO contract_code_marks (address) SELECT hash FROM addresses');
 }
 
 /**
@@ -187,6 +193,7 @@ export const ledgerSteps: readonly LedgerStep[] = [
   { name: 'chain totals', after: ['address counters'], run: buildChainTotals },
   { name: 'contracts', run: markContracts },
   { name: 'coin balance marks', run: markCoinBalances },
+  { name: 'daily figures', run: rebuildDailyFigures },
 ];
 
 export interface LedgerStepDone {

@@ -16,7 +16,9 @@ export async function clearIndexedData(pool: Pool): Promise<void> {
   await pool.query(
     `TRUNCATE chain_facts, blocks, transactions, pending_transactions, withdrawals, addresses, tokens,
        token_transfers, token_instances, address_token_balances, internal_transactions, block_rewards, logs,
-       address_counters, coin_balance_marks, address_coin_balances, chain_totals,
-       transaction_authorizations`,
+       address_counters, coin_balance_marks, address_coin_balances, address_current_coin_balances, chain_totals,
+       daily_figures, daily_senders, account_first_days, daily_verified_contracts,
+       transaction_authorizations, bytecodes, contract_codes, contract_code_marks, verified_contracts,
+       verification_jobs, contract_methods, proxy_marks, proxy_implementations, ens_names, ens_marks, ens_scan`,
   );
 }

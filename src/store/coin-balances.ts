@@ -70,6 +70,14 @@ export async function saveCoinBalances(
          ON CONFLICT (address, block_number) DO UPDATE SET value = excluded.value`,
         [known.map((e) => byteaFromHex(e.address)), head.number.toString(), known.map((e) => (e.value as bigint).toString())],
       );
+      // The latest read of each address, unless a later one is stored already.
+      await client.query(
+        `INSERT INTO address_current_coin_balances AS c (address, block_number, value)
+         SELECT a, $2::bigint, v FROM unnest($1::bytea[], $3::numeric[]) u(a, v)
+         ON CONFLICT (address) DO UPDATE SET block_number = excluded.block_number, value = excluded.value
+         WHERE c.block_number <= excluded.block_number`,
+        [known.map((e) => byteaFromHex(e.address)), head.number.toString(), known.map((e) => (e.value as bigint).toString())],
+      );
       await notifyChange(client, { kind: 'balances', blockNumber: Number(head.number) });
     }
     await client.query(
@@ -82,13 +90,28 @@ export async function saveCoinBalances(
 }
 
 /**
- * Inside a retraction: deletes the balance rows of the heights taken off the chain and marks their
- * addresses, and the given ones (the parties of the retracted blocks), to be read again.
+ * Inside a retraction: deletes the balance rows of the heights taken off the chain, puts back each of
+ * their addresses' latest read below them as its current balance (none if there is none), and marks
+ * those addresses, and the given ones (the parties of the retracted blocks), to be read again.
  */
 export async function retractCoinBalances(client: PoolClient, fromNumber: bigint, parties: Iterable<Address>): Promise<void> {
+  const from = fromNumber.toString();
   const { rows } = await client.query<{ address: Buffer }>('DELETE FROM address_coin_balances WHERE block_number >= $1 RETURNING address', [
-    fromNumber.toString(),
+    from,
   ]);
+  const { rows: current } = await client.query<{ address: Buffer }>(
+    'DELETE FROM address_current_coin_balances WHERE block_number >= $1 RETURNING address',
+    [from],
+  );
+  if (current.length > 0) {
+    await client.query(
+      `INSERT INTO address_current_coin_balances (address, block_number, value)
+       SELECT DISTINCT ON (h.address) h.address, h.block_number, h.value
+       FROM address_coin_balances h WHERE h.address = ANY($1::bytea[])
+       ORDER BY h.address, h.block_number DESC`,
+      [current.map((r) => r.address)],
+    );
+  }
   await markCoinBalances(client, [...rows.map((r) => hexFromBytea(r.address)), ...parties]);
 }
 

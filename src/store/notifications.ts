@@ -10,7 +10,13 @@ export type ChainChange =
   /** The pool gained transactions. */
   | { kind: 'pending'; added: number }
   /** Coin balances were read at this block. */
-  | { kind: 'balances'; blockNumber: number };
+  | { kind: 'balances'; blockNumber: number }
+  /** A verification job of the contract at `address` (lowercase) finished. */
+  | { kind: 'verification'; address: string; job: string }
+  /** Consensus blocks from..to (inclusive; not every block between need be one) were traced. */
+  | { kind: 'traced'; from: number; to: number }
+  /** A reorg took the consensus blocks from this height up off the canonical chain (the node's branch is written next). */
+  | { kind: 'retracted'; from: number };
 
 const channel = 'sextant_chain_changes';
 /** The application_name of the listening connection, unless its settings name one. */
@@ -36,6 +42,11 @@ export function parseChange(payload: string | undefined): ChainChange | null {
     return { kind: 'blocks', from: value.from, to: value.to };
   if (value.kind === 'pending' && isCount(value.added)) return { kind: 'pending', added: value.added };
   if (value.kind === 'balances' && isCount(value.blockNumber)) return { kind: 'balances', blockNumber: value.blockNumber };
+  if (value.kind === 'verification' && typeof value.address === 'string' && typeof value.job === 'string')
+    return { kind: 'verification', address: value.address, job: value.job };
+  if (value.kind === 'traced' && isCount(value.from) && isCount(value.to) && value.from <= value.to)
+    return { kind: 'traced', from: value.from, to: value.to };
+  if (value.kind === 'retracted' && isCount(value.from)) return { kind: 'retracted', from: value.from };
   return null;
 }
 
@@ -53,12 +64,14 @@ export interface ChangeListenerOptions {
   onChange(change: ChainChange, walPosition: string | null): void;
   /** A lost connection, before it is made again after `reconnectDelayMs` (changes meanwhile are missed). */
   onError(error: Error): void;
+  /** The connection listens, at first and again after each loss: every change from now on is heard. */
+  onListening?(): void;
   reconnectDelayMs?: number;
 }
 
 /**
  * Listens for changes on one connection of its own, kept outside any pool (a LISTEN holds its
- * connection for good), made again whenever it is lost.
+ * connection for good), made again whenever it is lost or cannot be made.
  */
 export async function listenForChanges(options: ChangeListenerOptions): Promise<ChangeListener> {
   const reconnectDelayMs = options.reconnectDelayMs ?? 2000;
@@ -83,6 +96,7 @@ export async function listenForChanges(options: ChangeListenerOptions): Promise<
     client = next;
     await next.connect();
     await next.query(`LISTEN ${channel}`);
+    options.onListening?.();
   };
 
   const lost = (which: pg.Client, error: Error): void => {
@@ -96,14 +110,8 @@ export async function listenForChanges(options: ChangeListenerOptions): Promise<
     }, reconnectDelayMs);
   };
 
-  try {
-    await connect();
-  } catch (error) {
-    closed = true;
-    if (retry !== null) clearTimeout(retry);
-    await (client as pg.Client | null)?.end().catch(() => undefined);
-    throw error;
-  }
+  // A first connection that fails (a database too busy to open one in time, say) is made again as a lost one is.
+  await connect().catch((error: Error) => client !== null && lost(client, error));
   return {
     async close() {
       closed = true;

@@ -8,7 +8,7 @@ import { inTransaction } from './transaction.js';
  * Orders pool snapshots against block writes. A snapshot holds it exclusively, block writes share
  * it, each from its own statement: whichever commits second then sees the other's rows, so a
  * snapshot taken just before a block was written cannot bring its transactions back as pending.
- * (7411 is the migrator's.)
+ * (7411 is the migrator's, 7413 the signature loader's.)
  */
 const POOL_SNAPSHOT_LOCK = 7412;
 

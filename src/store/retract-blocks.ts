@@ -3,8 +3,13 @@ import type { InternalTransactionType, TokenTransferRecord, TokenType } from '..
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
 import { applyTotalsDelta, blockTotals } from './chain-totals.js';
 import { internalTransactionParties, retractCoinBalances, transactionParties } from './coin-balances.js';
+import { applyDailyDelta, dailyDeltaOfBlocks } from './daily-figures.js';
+import { retractContractCodes } from './contract-codes.js';
+import { retractEnsNames } from './ens-names.js';
+import { proxyChangeTopics, retractProxies } from './proxies.js';
 import { bigintFromNumeric, hexFromBytea, hexFromNullableBytea } from './encode.js';
 import { revertTokenTransfers } from './token-ledger.js';
+import { notifyChange } from './notifications.js';
 import { inTransaction } from './transaction.js';
 
 interface RetractedTransferRow {
@@ -76,6 +81,16 @@ async function forgetRetractedContracts(client: PoolClient, candidates: Buffer[]
  */
 export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise<number> {
   return inTransaction(pool, async (client) => {
+    // What the blocks brought to the daily figures, read from their rows before these go.
+    const retracting = await client.query<{ hash: Buffer; number: string }>(
+      'SELECT hash, number FROM blocks WHERE consensus AND number >= $1',
+      [fromNumber.toString()],
+    );
+    const daily = await dailyDeltaOfBlocks(
+      client,
+      retracting.rows.map((r) => r.hash),
+      retracting.rows.map((r) => BigInt(r.number)),
+    );
     const { rows } = await client.query<{ hash: Buffer; miner: Buffer; transactions_count: number; gas_used: string }>(
       'UPDATE blocks SET consensus = false WHERE consensus AND number >= $1 RETURNING hash, miner, transactions_count, gas_used',
       [fromNumber.toString()],
@@ -90,11 +105,23 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       'DELETE FROM internal_transactions WHERE block_hash = ANY($1::bytea[]) RETURNING type, from_address, to_address, created_contract, value',
       [hashes],
     );
-    for (const table of ['withdrawals', 'block_rewards', 'transaction_authorizations']) {
+    for (const table of ['withdrawals', 'block_rewards']) {
       await client.query(`DELETE FROM ${table} WHERE block_hash = ANY($1::bytea[])`, [hashes]);
     }
-    const emitters = await client.query<{ address: Buffer }>('DELETE FROM logs WHERE block_hash = ANY($1::bytea[]) RETURNING address', [
-      hashes,
+    const authorities = await client.query<{ authority: Buffer }>(
+      'DELETE FROM transaction_authorizations WHERE block_hash = ANY($1::bytea[]) RETURNING authority',
+      [hashes],
+    );
+    const emitters = await client.query<{ address: Buffer; first_topic: Buffer | null }>(
+      'DELETE FROM logs WHERE block_hash = ANY($1::bytea[]) RETURNING address, first_topic',
+      [hashes],
+    );
+    // An upgrade or a delegation that was only in the lost blocks is undone: those proxies are read again.
+    await retractProxies(client, fromNumber, [
+      ...emitters.rows
+        .filter((r) => r.first_topic !== null && proxyChangeTopics.includes(hexFromBytea(r.first_topic)))
+        .map((r) => hexFromBytea(r.address)),
+      ...authorities.rows.flatMap((r) => (r.authority === null ? [] : [hexFromBytea(r.authority)])),
     ]);
     await forgetRetractedContracts(client, [
       ...[...created.rows, ...retractedFrames.rows].flatMap((r) => (r.created_contract === null ? [] : [r.created_contract])),
@@ -125,6 +152,8 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
       ...internalTransactionParties(frames),
       ...rows.map((r) => hexFromBytea(r.miner)),
     ]);
+    await retractContractCodes(client, fromNumber);
+    await retractEnsNames(client, fromNumber);
     const addresses = await applyCounterDeltas(
       client,
       counterDeltas(
@@ -136,6 +165,7 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
         -1n,
       ),
     );
+    await applyDailyDelta(client, daily, -1n);
     await applyTotalsDelta(
       client,
       blockTotals(
@@ -144,6 +174,7 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
         -1n,
       ),
     );
+    if (hashes.length > 0) await notifyChange(client, { kind: 'retracted', from: Number(fromNumber) });
     return hashes.length;
   });
 }

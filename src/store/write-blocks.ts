@@ -4,6 +4,8 @@ import { markContracts } from './addresses.js';
 import { applyCounterDeltas, counterDeltas } from './address-counters.js';
 import { applyTotalsDelta, blockTotals } from './chain-totals.js';
 import { coinBalanceParties, markCoinBalances } from './coin-balances.js';
+import { applyDailyDelta, dailyDeltaOfBlocks } from './daily-figures.js';
+import { markProxyChecks, proxyChangeParties } from './proxies.js';
 import { copyRows, csvLine, type Cell, type RowSet } from './copy.js';
 import { notifyChange } from './notifications.js';
 import {
@@ -326,10 +328,17 @@ export async function writeBlockBundles(pool: Pool, bundles: readonly BlockBundl
     );
     const addresses = await applyCounterDeltas(client, counters);
     await markCoinBalances(client, coinBalanceParties(bundles));
+    await markProxyChecks(client, proxyChangeParties(bundles));
     await removeMinedFromPending(
       client,
       bundles.flatMap((b) => b.transactions.map((t) => t.hash)),
     );
+    const daily = await dailyDeltaOfBlocks(
+      client,
+      bundles.map((b) => byteaFromHex(b.block.hash)),
+      bundles.map((b) => b.block.number),
+    );
+    await applyDailyDelta(client, daily, 1n);
     await applyTotalsDelta(
       client,
       blockTotals(

@@ -3,8 +3,10 @@ import type { Address, BlockRewardRecord, BlockTraces, Hex, InternalTransactionR
 import { markContracts } from './addresses.js';
 import { internalTransactionParties, markCoinBalances } from './coin-balances.js';
 import { copyRows, csvText, type RowSet } from './copy.js';
+import { applyDailyDelta, dailyDeltaOfTraces } from './daily-figures.js';
 import { byteaCell, byteaFromHex, hexFromBytea, nullableByteaCsv, nullableByteaFromHex, numericCsv } from './encode.js';
 import { inTransaction } from './transaction.js';
+import { notifyChange } from './notifications.js';
 
 const internalTransactionColumns = [
   'block_hash',
@@ -159,6 +161,18 @@ export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[
     await markContracts(client, createdContracts(kept));
     await markCoinBalances(client, internalTransactionParties(kept.flatMap((t) => t.internalTransactions)));
     await client.query('UPDATE blocks SET traced_at = now() WHERE hash = ANY($1::bytea[])', [rows.map((r) => r.hash)]);
+    await applyDailyDelta(
+      client,
+      await dailyDeltaOfTraces(
+        client,
+        kept.map((b) => byteaFromHex(b.blockHash)),
+      ),
+      1n,
+    );
+    if (kept.length > 0) {
+      const numbers = kept.map((b) => Number(b.blockNumber));
+      await notifyChange(client, { kind: 'traced', from: Math.min(...numbers), to: Math.max(...numbers) });
+    }
     return kept.length;
   });
 }

@@ -14,6 +14,7 @@ interface NodeTransaction {
   index: number;
   parties: Set<string>;
   from: string;
+  to: string | null;
   gasUsed: bigint;
 }
 
@@ -37,6 +38,7 @@ async function nodeTransactions(chain: TokenChain): Promise<NodeTransaction[]> {
         index,
         parties: new Set(parties),
         from: t.from.toLowerCase(),
+        to: t.to?.toLowerCase() ?? null,
         gasUsed: BigInt(receipt.gasUsed),
       });
     }
@@ -49,6 +51,8 @@ describe('the address page on the demo contracts', () => {
   let db: TestDatabase;
   let api: RunningApi;
   let transactions: NodeTransaction[];
+  /** The miner of each of the node's blocks, genesis included. */
+  let miners: string[];
 
   before(async () => {
     chain = await startTokenChain();
@@ -56,6 +60,12 @@ describe('the address page on the demo contracts', () => {
     await indexTokenChain(chain, db);
     api = await startApi(db.pool);
     transactions = await nodeTransactions(chain);
+    const head = Number(BigInt(await chain.client.request<string>('eth_blockNumber', [])));
+    miners = await Promise.all(
+      Array.from({ length: head + 1 }, async (_, n) =>
+        (await chain.client.request<{ miner: string }>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])).miner.toLowerCase(),
+      ),
+    );
   });
   after(async () => {
     await api?.close();
@@ -64,7 +74,7 @@ describe('the address page on the demo contracts', () => {
   });
 
   const addresses = () => {
-    const all = new Set<string>();
+    const all = new Set<string>(miners);
     for (const t of transactions) for (const p of t.parties) all.add(p);
     for (const t of chain.transfers) for (const p of [t.from, t.to, t.token]) all.add(p.toLowerCase());
     return [...all].sort();
@@ -75,17 +85,24 @@ describe('the address page on the demo contracts', () => {
       const counters = (await api.get(`/api/v2/addresses/${address}/counters`)).body;
       const sent = transactions.filter((t) => t.parties.has(address));
       const transfers = chain.transfers.filter((t) => t.from.toLowerCase() === address || t.to.toLowerCase() === address);
-      const gas = transactions.filter((t) => t.from === address).reduce((sum, t) => sum + t.gasUsed, 0n);
+      // As Blockscout: a contract's gas is that of the transactions sent to it, when any used gas; else that of those it sent.
+      const gasOf = (picked: NodeTransaction[]) => picked.reduce((sum, t) => sum + t.gasUsed, 0n);
+      const incoming = gasOf(transactions.filter((t) => t.to === address));
+      const isContract = (await chain.client.request<string>('eth_getCode', [address, 'latest'])) !== '0x';
+      const gas = isContract && incoming > 0n ? incoming : gasOf(transactions.filter((t) => t.from === address));
+      const mined = miners.filter((miner) => miner === address).length;
       assert.deepEqual(
         counters,
         {
           gas_usage_count: gas.toString(),
           token_transfers_count: String(transfers.length),
           transactions_count: String(sent.length),
-          validations_count: counters.validations_count,
+          validations_count: String(mined),
         },
         address,
       );
+      const validated = await collectList(api, `/api/v2/addresses/${address}/blocks-validated`);
+      assert.equal(validated.items.length, mined, address);
       const list = await collectList(api, `/api/v2/addresses/${address}/transactions`);
       assert.deepEqual(
         list.items.map((item: { hash: string }) => item.hash),

@@ -45,7 +45,7 @@ test('while history is loaded in bulk, every data endpoint is a 503 with Retry-A
   bulkLoad = { phase: 'loading', firstBlock: 0n, lastBlock: 99_999n, stepsDone: 0, stepsTotal: null };
   await setBulkLoad('loading');
   try {
-    const routes = servedRoutes().filter((r) => r.url.startsWith('/api/v2/'));
+    const routes = servedRoutes().filter((r) => r.url.startsWith('/api/v2/') || r.url.startsWith('/api/v1/'));
     assert.ok(routes.length > 30, `${routes.length} routes`);
     for (const route of routes) {
       const path = concretePath(route.url);

@@ -29,6 +29,44 @@ const nodeHead = async (chain: TokenChain): Promise<number> => Number(BigInt(awa
 const nodeBalance = async (chain: TokenChain, address: string, block: number): Promise<string> =>
   BigInt(await chain.client.request<string>('eth_getBalance', [address, `0x${block.toString(16)}`])).toString();
 
+interface ParityTrace {
+  type: string;
+  action: { callType?: string; from?: string; to?: string; value?: string; address?: string; refundAddress?: string; balance?: string };
+  result?: { address?: string } | null;
+  error?: string;
+  transactionHash: string;
+}
+
+/**
+ * The transaction Blockscout shows a balance read at `block` with, from the node: the first of the
+ * block's transactions the address sent or received that moved coin (a value or a fee), else the
+ * first successful call, creation or self-destruct of its traces that carried value from or to it.
+ */
+async function nodeBalanceTransaction(chain: TokenChain, address: string, block: number): Promise<string | null> {
+  const tag = `0x${block.toString(16)}`;
+  const { transactions } = await chain.client.request<{ transactions: { hash: string; from: string; to: string | null; value: string }[] }>(
+    'eth_getBlockByNumber',
+    [tag, true],
+  );
+  const a = address.toLowerCase();
+  for (const t of transactions) {
+    if (t.from.toLowerCase() !== a && t.to?.toLowerCase() !== a) continue;
+    const receipt = await chain.client.request<{ gasUsed: string; effectiveGasPrice: string }>('eth_getTransactionReceipt', [t.hash]);
+    if (BigInt(t.value) > 0n || (BigInt(receipt.effectiveGasPrice) > 0n && BigInt(receipt.gasUsed) > 0n)) return t.hash;
+  }
+  for (const trace of await chain.client.request<ParityTrace[]>('trace_block', [tag])) {
+    const { action } = trace;
+    const [from, to, value] =
+      trace.type === 'suicide'
+        ? [action.address, action.refundAddress, action.balance]
+        : [action.from, action.to ?? trace.result?.address, action.value];
+    const kind = trace.type === 'call' ? action.callType === 'call' : trace.type === 'create' || trace.type === 'suicide';
+    if (kind && trace.error === undefined && BigInt(value ?? 0) > 0n && [from, to].some((p) => p?.toLowerCase() === a))
+      return trace.transactionHash;
+  }
+  return null;
+}
+
 describe('native coin balances on the demo chain', () => {
   let chain: TokenChain;
   let db: TestDatabase;
@@ -95,7 +133,7 @@ describe('native coin balances on the demo chain', () => {
       const [latest] = await history(address);
       assert.equal(latest?.value, await nodeBalance(chain, address, head), address);
       assert.equal(latest?.block_number, head, address);
-      assert.equal(latest?.transaction_hash, null);
+      assert.equal(latest?.transaction_hash, await nodeBalanceTransaction(chain, address, head), address);
       assert.match(latest?.block_timestamp ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     }
   });
@@ -118,7 +156,11 @@ describe('native coin balances on the demo chain', () => {
     assert.equal(after[0]!.value, await nodeBalance(chain, to, head));
     assert.equal(after[0]!.delta, amount.toString(), 'the recipient gained exactly the value sent');
     assert.equal(BigInt(after[0]!.value) - BigInt(before[0]!.value), amount);
+    const sent = await nodeBalanceTransaction(chain, to, head);
+    assert.notEqual(sent, null);
+    assert.equal(after[0]!.transaction_hash, sent, 'the read names the transfer that changed the balance');
     const sender = await history(from);
+    assert.equal(sender[0]!.transaction_hash, sent);
     assert.equal(sender[0]!.block_number, head);
     assert.ok(BigInt(sender[0]!.delta) < -amount, 'the sender paid the value and the fee');
     assert.equal((await addressPage(getAddress(to))).block_number_balance_updated_at, head);
@@ -292,7 +334,10 @@ describe('native coin balances on the demo chain', () => {
         assert.equal(row?.block_number, head, address);
         assert.equal(row?.value, await nodeBalance(chain, address, head), address);
         assert.equal(row?.value, expected.toString(), address);
+        assert.equal(row?.transaction_hash, await nodeBalanceTransaction(chain, address, head), address);
       }
+      // The self-destruct's beneficiary is named by it: no transaction of the block sends it anything.
+      assert.notEqual((await latest(beneficiary))?.transaction_hash, null);
 
       // The node leaves the branch of the payments for a longer one without them.
       assert.equal(await chain.client.request<boolean>('evm_revert', [snapshot]), true);
@@ -309,5 +354,45 @@ describe('native coin balances on the demo chain', () => {
     } finally {
       await traces.stop();
     }
+  });
+
+  test("the balance chart by day: each day's largest read, the newest read last, an unknown address empty", async () => {
+    const [from, to] = [accounts[0]!, accounts[2]!];
+    const send = async (sender: string, recipient: string, value: bigint) =>
+      waitForMined(
+        chain.client,
+        await chain.client.request<Hex>('eth_sendTransaction', [{ from: sender, to: recipient, value: `0x${value.toString(16)}` }]),
+      );
+    // Tomorrow on the chain: two reads that day, the second, the newest, below the first.
+    await chain.client.request('evm_increaseTime', [86_400]);
+    await send(from, to, parseEther('2'));
+    await indexTokenChain(chain, db);
+    await balancesRead();
+    await send(to, from, parseEther('1'));
+    await indexTokenChain(chain, db);
+    await balancesRead();
+
+    const { rows } = await db.pool.query<{ day: string; value: string; block_number: string }>(
+      `SELECT to_char(b.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, c.value::text, c.block_number::text
+       FROM address_coin_balances c JOIN blocks b ON b.number = c.block_number AND b.consensus
+       WHERE c.address = $1 ORDER BY c.block_number`,
+      [Buffer.from(to.slice(2), 'hex')],
+    );
+    const largest = new Map<string, bigint>();
+    for (const r of rows) largest.set(r.day, BigInt(r.value) > (largest.get(r.day) ?? -1n) ? BigInt(r.value) : largest.get(r.day)!);
+    const expected = [...largest].map(([date, value]) => ({ date, value: value.toString() }));
+    const newest = rows.at(-1)!;
+    expected[expected.length - 1] = { date: newest.day, value: newest.value };
+    assert.ok(expected.length >= 2, `reads on ${expected.length} days`);
+    assert.ok(largest.get(newest.day)! > BigInt(newest.value), 'the last day shows its newest read, not its largest');
+
+    const chart = (await api.get(`/api/v2/addresses/${to}/coin-balance-history-by-day`)).body;
+    assert.deepEqual(chart, { days: 10, items: expected });
+    assert.equal(chart.items.at(-1)!.value, await nodeBalance(chain, to, await nodeHead(chain)), "the chart ends on the node's balance");
+    assert.deepEqual((await api.get(`/api/v2/addresses/${syntheticAddress('never read')}/coin-balance-history-by-day`)).body, {
+      days: 10,
+      items: [],
+    });
+    assert.equal((await api.get('/api/v2/addresses/0x12/coin-balance-history-by-day')).status, 422);
   });
 });

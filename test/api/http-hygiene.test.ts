@@ -4,6 +4,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
+import WebSocket from 'ws';
 import { pino } from 'pino';
 import { type TestDatabase, createTestDatabase } from '../support/database.js';
 import { type RunningApi, startApi } from './http.js';
@@ -115,6 +116,29 @@ test('requests Node answers before routing get JSON too: no Host, an unparsable 
   // HTTP/1.0 needs no Host.
   const old = await rawExchange(api.base, 'GET /health HTTP/1.0\r\n\r\n');
   assert.equal(statusOf(old), 200);
+});
+
+test('a request that asks to upgrade to h2c is answered as HTTP/1.1, in JSON, as curl --http2 sends it; a websocket upgrade still upgrades', async () => {
+  const upgrade = 'Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n';
+  const health = await rawExchange(api.base, `GET /health HTTP/1.1\r\nHost: x\r\n${upgrade}\r\n`);
+  assert.equal(statusOf(health), 200, health.head);
+  assert.match(health.head, /content-type: application\/json/i);
+  assert.match(health.head, /connection: close/i);
+  assert.equal(typeof JSON.parse(health.body).indexed_head, 'object');
+  const served = await api.get('/api/v2/stats');
+  const stats = await rawExchange(api.base, `GET /api/v2/stats HTTP/1.1\r\nHost: x\r\n${upgrade}\r\n`);
+  assert.equal(statusOf(stats), 200);
+  assert.equal(JSON.parse(stats.body).total_blocks, served.body.total_blocks);
+  const missing = await rawExchange(api.base, `GET /api/v2/nothing-here HTTP/1.1\r\nHost: x\r\n${upgrade}\r\n`);
+  assert.equal(statusOf(missing), 404);
+  assert.deepEqual(JSON.parse(missing.body), { message: 'Not found' });
+  const head = await rawExchange(api.base, `HEAD /health HTTP/1.1\r\nHost: x\r\n${upgrade}\r\n`);
+  assert.equal(statusOf(head), 200);
+  assert.equal(head.body, '');
+
+  const socket = new WebSocket(`${api.base.replace('http', 'ws')}/socket/v2/websocket?vsn=2.0.0`);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  socket.close();
 });
 
 test("a request whose headers do not arrive in time gets Node's 408 in JSON", async () => {

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../src/store/read/sql.js';
 import { type ApiOptions, buildApi } from '../../src/api/server.js';
 import { type ApiClient, apiClient } from '../support/http-client.js';
 
@@ -9,7 +9,7 @@ export interface RunningApi extends ApiClient {
   close(): Promise<void>;
 }
 
-export async function startApi(pool: pg.Pool, options: Omit<ApiOptions, 'pool'> = {}): Promise<RunningApi> {
+export async function startApi(pool: Db, options: Omit<ApiOptions, 'pool'> = {}): Promise<RunningApi> {
   const app = await buildApi({ ...options, pool });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

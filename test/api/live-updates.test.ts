@@ -1,13 +1,19 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, type Socket, connect, createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { startIndexer } from '../../src/indexer/blocks/indexer.js';
+import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
+import { createWalletClient, encodeFunctionData, http, parseEventLogs, type TransactionReceipt } from 'viem';
+import { pino } from 'pino';
+import { DemoERC20 } from '../../src/demo/artifacts.js';
 import type { Hex, PoolTransaction } from '../../src/model.js';
 import { saveCoinBalances } from '../../src/store/coin-balances.js';
+import { savePrices } from '../../src/store/market.js';
 import { replacePendingTransactions } from '../../src/store/pending-transactions.js';
 import { listenerName } from '../../src/store/notifications.js';
-import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
+import { bytea, createTestDatabase, type TestDatabase, testServerUrl } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
 import { assertConformsToComponent } from '../support/openapi-conformance.js';
 import { PhoenixClient } from '../support/phoenix-client.js';
@@ -172,7 +178,127 @@ test('new pending transactions and balance reads are pushed from their writes', 
     const [{ coin_balance }] = client.pushes(topic, 'coin_balance');
     assertConformsToComponent('CoinBalance', coin_balance, 'the coin_balance push');
     assert.deepEqual(coin_balance, (await getOk(api, `/api/v2/addresses/${watched}/coin-balance-history`)).items[0]);
+
+    // With a coin price stored, the balance pushes carry it as the address page does.
+    await savePrices(
+      db.pool,
+      { fiatValue: '2500.5', priceChangePercentage24h: null, marketCap: null, volume24h: null, imageUrl: null },
+      null,
+    );
+    assert.equal(await saveCoinBalances(db.pool, block, [{ address: watched, mark: 1n, value: 6n }]), true);
+    await waitFor(() => client.pushes(topic, 'coin_balance').length > 1, 'the second coin balance push');
+    assert.deepEqual(client.pushes(topic, 'balance')[1], { balance: '6', block_number: blockNumber, exchange_rate: '2500.5' });
+    assert.deepEqual(client.pushes(topic, 'current_coin_balance')[1], {
+      coin_balance: '6',
+      block_number: blockNumber,
+      exchange_rate: '2500.5',
+    });
+    assert.equal((await getOk(api, `/api/v2/addresses/${watched}`)).exchange_rate, '2500.5');
     assert.ok((await db.pool.query('SELECT 1 FROM pending_transactions WHERE hash = $1', [bytea(pending.hash)])).rowCount === 1);
+  } finally {
+    client.close();
+  }
+});
+
+test('a token topic gets the count of its new transfers, a transaction topic its collation, the indexing topics the index status', async () => {
+  const wallet = createWalletClient({ transport: http(anvil.rpcUrl) });
+  const deployed = await wallet.deployContract({ abi: DemoERC20.abi, bytecode: DemoERC20.bytecode, account: accounts[0]!, chain: null });
+  await waitFor(async () => (await rpc.request('eth_getTransactionReceipt', [deployed])) !== null, 'the token is deployed');
+  const deployment = await rpc.request<TransactionReceipt>('eth_getTransactionReceipt', [deployed]);
+  const token = deployment.contractAddress!;
+  await waitFor(() => indexedAt(Number(BigInt(deployment.blockNumber))), 'the deployment is indexed', { timeoutMs: 30_000 });
+  const traces = startTraceStage({
+    pool: db.pool,
+    client: rpc,
+    traceMethod: 'trace_block',
+    logger: pino({ level: 'silent' }),
+    batchSize: 5,
+    concurrency: 1,
+    pollIntervalMs: 50,
+    backoff: { initialMs: 10, maxMs: 100 },
+  });
+  const untraced = async () =>
+    Number((await db.pool.query('SELECT count(*) AS n FROM blocks WHERE consensus AND traced_at IS NULL')).rows[0].n);
+  await waitFor(async () => (await untraced()) === 0, 'every block so far is traced', { timeoutMs: 60_000 });
+  await traces.stop();
+
+  const client = await PhoenixClient.connect(api.base);
+  try {
+    // Two mints and a plain transfer in one block: the pending mint's hash is known before it is mined.
+    await rpc.request('evm_setAutomine', [false]);
+    const mint = (amount: bigint) => ({
+      from: accounts[0],
+      to: token,
+      data: encodeFunctionData({ abi: DemoERC20.abi, functionName: 'mint', args: [accounts[1]!, amount] }),
+    });
+    const first = await rpc.request<Hex>('eth_sendTransaction', [mint(5n)]);
+    await rpc.request<Hex>('eth_sendTransaction', [mint(6n)]);
+    const other = await rpc.request<Hex>('eth_sendTransaction', [{ from: accounts[2], to: accounts[3], value: '0x1' }]);
+    const [tokenTopic, firstTopic, quietTopic] = [`tokens:${token}`, `transactions:${first}`, `transactions:0x${'cd'.repeat(32)}`];
+    for (const topic of [tokenTopic, firstTopic, quietTopic, 'blocks:indexing', 'blocks:indexing_internal_transactions']) {
+      assert.deepEqual(await client.join(topic), ['ok', {}], topic);
+    }
+    await rpc.request('evm_mine', []);
+    await rpc.request('evm_setAutomine', [true]);
+    const receipt = await rpc.request<TransactionReceipt>('eth_getTransactionReceipt', [first]);
+    const mined = Number(BigInt(receipt.blockNumber));
+    assert.equal(Number(BigInt((await rpc.request<TransactionReceipt>('eth_getTransactionReceipt', [other])).blockNumber)), mined);
+    const block = await rpc.request<{ transactions: Hex[] }>('eth_getBlockByNumber', [receipt.blockNumber, false]);
+    const receipts = await Promise.all(block.transactions.map((h) => rpc.request<TransactionReceipt>('eth_getTransactionReceipt', [h])));
+    const transfers = parseEventLogs({ abi: DemoERC20.abi, eventName: 'Transfer', logs: receipts.flatMap((r) => r.logs) });
+    assert.equal(transfers.length, 2);
+
+    await waitFor(() => client.pushes(tokenTopic, 'token_transfer').length > 0, 'the token transfer push', { timeoutMs: 30_000 });
+    assert.deepEqual(client.pushes(tokenTopic, 'token_transfer'), [{ token_transfer: transfers.length }]);
+    await waitFor(() => client.pushes(firstTopic, 'collated').length > 0, 'the collated push');
+    assert.deepEqual(client.pushes(firstTopic, 'collated'), [{}]);
+    assert.deepEqual(
+      client.frames.filter((f) => f[2] === quietTopic && f[3] !== 'phx_reply'),
+      [],
+      'a transaction not mined gets nothing',
+    );
+
+    // The block is indexed, not traced: every block indexed, not all traced; REST says the same.
+    await waitFor(() => client.pushes('blocks:indexing_internal_transactions', 'index_status').length > 0, 'the index status push');
+    const status = await getOk(api, '/api/v2/main-page/indexing-status');
+    assert.deepEqual(client.pushes('blocks:indexing', 'index_status').at(-1), { ratio: '1', finished: true });
+    const [indexed, traced] = (
+      await db.pool.query<{ all: string; traced: string }>('SELECT count(*) AS all, count(traced_at) AS traced FROM blocks WHERE consensus')
+    ).rows.map((r) => [Number(r.all), Number(r.traced)])[0]!;
+    assert.equal(traced, indexed! - 1);
+    const ratio = Math.floor((traced! * 100) / indexed!) / 100;
+    assert.deepEqual(client.pushes('blocks:indexing_internal_transactions', 'index_status').at(-1), {
+      ratio: String(ratio),
+      finished: false,
+    });
+    assert.equal(status.indexed_internal_transactions_ratio, ratio);
+    assert.equal(status.finished_indexing, false);
+
+    // Once the trace stage has traced it, the indexing is finished: the footer's pill goes.
+    const tracing = startTraceStage({
+      pool: db.pool,
+      client: rpc,
+      traceMethod: 'trace_block',
+      logger: pino({ level: 'silent' }),
+      batchSize: 5,
+      concurrency: 1,
+      pollIntervalMs: 50,
+      backoff: { initialMs: 10, maxMs: 100 },
+    });
+    try {
+      await waitFor(
+        () => client.pushes('blocks:indexing_internal_transactions', 'index_status').at(-1)?.finished === true,
+        'the finished index status push',
+        { timeoutMs: 30_000 },
+      );
+    } finally {
+      await tracing.stop();
+    }
+    assert.deepEqual(client.pushes('blocks:indexing_internal_transactions', 'index_status').at(-1), { ratio: '1', finished: true });
+    const after = await getOk(api, '/api/v2/main-page/indexing-status');
+    assert.equal(after.finished_indexing, true);
+    assert.equal(after.indexed_internal_transactions_ratio, 1);
+    assert.equal(mined, Number((await db.pool.query('SELECT max(number) AS n FROM blocks WHERE consensus')).rows[0].n));
   } finally {
     client.close();
   }
@@ -193,8 +319,13 @@ test('a lost listener connection is made again, and pushes go on', async () => {
     );
     await waitFor(
       async () =>
-        ((await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${listenerName}'`))
-          .rowCount ?? 0) === 1,
+        // Listening, not only connected: a change written in between would be missed.
+        ((
+          await db.pool.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${listenerName}'
+             AND (query LIKE 'LISTEN %' OR query LIKE 'SELECT pg_current_wal_lsn()%')`,
+          )
+        ).rowCount ?? 0) === 1,
       'the listener is back',
       { timeoutMs: 30_000 },
     );
@@ -206,5 +337,51 @@ test('a lost listener connection is made again, and pushes go on', async () => {
     );
   } finally {
     client.close();
+  }
+});
+
+test('a listener whose first connection cannot be made in time is made again: the API starts, and pushes begin once it listens', async () => {
+  // Between the API's listener and PostgreSQL: the first connection is accepted and left silent, later ones are passed on.
+  const target = new URL(testServerUrl);
+  let connections = 0;
+  const held: Socket[] = [];
+  const proxy = createServer((socket) => {
+    if (connections++ === 0) return void held.push(socket);
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const url = new URL(db.url);
+  url.host = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  const late = await startApi(db.pool, { changeConnection: { connectionString: url.toString(), connectionTimeoutMillis: 500 } });
+  const client = await PhoenixClient.connect(late.base);
+  try {
+    await client.join('blocks:new_block');
+    assert.equal((await late.get('/api/v2/blocks')).status, 200, 'the API serves meanwhile');
+    await waitFor(() => connections >= 2, 'the listener connects again', { timeoutMs: 30_000 });
+    await waitFor(
+      async () =>
+        ((
+          await db.pool.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${listenerName}'
+             AND (query LIKE 'LISTEN %' OR query LIKE 'SELECT pg_current_wal_lsn()%')`,
+          )
+        ).rowCount ?? 0) >= 2,
+      'the late listener listens beside the first API',
+      { timeoutMs: 30_000 },
+    );
+    const mined = await mineTransfer(11);
+    await waitFor(
+      () => client.pushes('blocks:new_block', 'new_block').some((p) => p.block.height === mined.blockNumber),
+      `new_block ${mined.blockNumber} through the late listener`,
+      { timeoutMs: 30_000 },
+    );
+  } finally {
+    client.close();
+    await late.close();
+    for (const socket of held) socket.destroy();
+    proxy.close();
   }
 });

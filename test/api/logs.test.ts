@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { getAddress } from 'viem';
 import type { RpcLog, RpcTransaction } from '../../src/chain/rpc-types.js';
-import { decodeBlock } from '../../src/chain/decode-block.js';
 import { replacePendingTransactions } from '../../src/store/pending-transactions.js';
-import { writeBlockBundles } from '../../src/store/write-blocks.js';
-import { type TestDatabase, createTestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { expectedAddressInfo, expectedTimestamp } from '../support/expected-json.js';
 import { mainnetKnownContracts } from '../support/mainnet-expectations.js';
-import { MAINNET_BLOCK_NUMBER, loadMainnetBlock18000000 } from '../support/mainnet-fixtures.js';
+import { createMainnetBlockDatabase, loadMainnetBlock18000000 } from '../support/mainnet-fixtures.js';
 import { type RunningApi, assertFullPages, collectList, startApi } from './http.js';
 
 // The logs of mainnet block 18,000,000 as the API must serve them, computed from the recorded
@@ -22,8 +20,7 @@ let db: TestDatabase;
 let api: RunningApi;
 
 before(async () => {
-  db = await createTestDatabase();
-  await writeBlockBundles(db.pool, [decodeBlock({ number: MAINNET_BLOCK_NUMBER, block: recorded.block, receipts: recorded.receipts })]);
+  db = await createMainnetBlockDatabase();
   api = await startApi(db.pool);
 });
 

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { decodeBlock } from '../../src/chain/decode-block.js';
-import { writeBlockBundles } from '../../src/store/write-blocks.js';
-import { type TestDatabase, createTestDatabase } from '../support/database.js';
-import { MAINNET_BLOCK_NUMBER, loadMainnetBlock18000000 } from '../support/mainnet-fixtures.js';
+import type { TestDatabase } from '../support/database.js';
+import { createMainnetBlockDatabase, loadMainnetBlock18000000 } from '../support/mainnet-fixtures.js';
 import {
   expectedMainnetBlock,
   expectedMainnetTransactions,
@@ -21,8 +19,7 @@ let db: TestDatabase;
 let api: RunningApi;
 
 before(async () => {
-  db = await createTestDatabase();
-  await writeBlockBundles(db.pool, [decodeBlock({ number: MAINNET_BLOCK_NUMBER, block: recorded.block, receipts: recorded.receipts })]);
+  db = await createMainnetBlockDatabase();
   api = await startApi(db.pool);
 });
 

@@ -46,7 +46,15 @@ function rawGet(base: string, path: string): Promise<{ status: number; body: str
 test('GET /health reports the indexed head', async () => {
   const { status, body, headers } = await api.get('/health');
   assert.equal(status, 200);
-  assert.deepEqual(body, { status: 'ok', indexed_head: 3, indexer: null, progress: null, replica: null, bulk_load: null });
+  assert.deepEqual(body, {
+    status: 'ok',
+    indexed_head: 3,
+    indexer: null,
+    progress: null,
+    replica: null,
+    bulk_load: null,
+    offchain_sources: [],
+  });
   assert.equal(headers.get('cache-control'), 'no-store');
 });
 

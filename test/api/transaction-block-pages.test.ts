@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { decodeBlock } from '../../src/chain/decode-block.js';
 import { complainAbout } from '../../src/chain/node-fields.js';
 import { decodeParityTraces } from '../../src/chain/parity-traces.js';
 import type { BlockTraces, Hex } from '../../src/model.js';
@@ -8,9 +7,9 @@ import { replacePendingTransactions } from '../../src/store/pending-transactions
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { writeBlockTraces } from '../../src/store/write-traces.js';
-import { type TestDatabase, createTestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { expectedMainnetBlock } from '../support/mainnet-expectations.js';
-import { MAINNET_BLOCK_NUMBER, loadMainnetBlock18000000 } from '../support/mainnet-fixtures.js';
+import { MAINNET_BLOCK_NUMBER, createMainnetBlockDatabase, loadMainnetBlock18000000 } from '../support/mainnet-fixtures.js';
 import { bundleFor, recordedParityBlocks } from '../support/trace-fixtures.js';
 import { type RunningApi, collectList, startApi } from './http.js';
 
@@ -27,8 +26,7 @@ let db: TestDatabase;
 let api: RunningApi;
 
 before(async () => {
-  db = await createTestDatabase();
-  await writeBlockBundles(db.pool, [decodeBlock({ number: MAINNET_BLOCK_NUMBER, block: recorded.block, receipts: recorded.receipts })]);
+  db = await createMainnetBlockDatabase();
   const traces: BlockTraces[] = [];
   for (const { number, traces: frames } of recordedParityBlocks) {
     const blockHash = frames[0].blockHash as Hex;

@@ -445,11 +445,12 @@ test('values outside the allowed sets are a 422 naming the parameter', async () 
   assert.deepEqual(await invalid('/api/v2/transactions?type=erc20'), ['/type']);
   assert.deepEqual(await invalid('/api/v2/transactions?type=coin_transfer,blob'), ['/type']);
   assert.deepEqual(await invalid('/api/v2/transactions?type=COIN_TRANSFER'), ['/type']);
-  assert.deepEqual(await invalid('/api/v2/transactions?method=swap'), ['/method']);
+  assert.deepEqual(await invalid('/api/v2/transactions?method=swap'), ['/method'], 'a name no verified ABI nor signature has');
+  assert.deepEqual(await invalid('/api/v2/transactions?method=not-a-name'), ['/method']);
   assert.deepEqual(await invalid('/api/v2/transactions?method=0xa9059c'), ['/method']);
   assert.deepEqual(await invalid('/api/v2/transactions?method=0xa9059cbb00'), ['/method']);
   assert.deepEqual(await invalid('/api/v2/transactions?type=a&type=b'), ['/type']);
-  assert.deepEqual(await invalid('/api/v2/transactions?filter=x&type=y&method=z'), ['/filter', '/type', '/method']);
+  assert.deepEqual(await invalid('/api/v2/transactions?filter=x&type=y&method=0xz'), ['/filter', '/type', '/method']);
   const { body } = await api.get('/api/v2/transactions?type=erc20');
   assert.match(body.errors[0].detail, /token_transfer/);
 });

@@ -139,7 +139,7 @@ before(async () => {
   const db = await createTestDatabase({ migrated: false });
   try {
     const env = { DATABASE_URL: db.url, ETHEREUM_JSONRPC_HTTP_URL: anvil.rpcUrl, LAST_BLOCK: head.toString() };
-    await runUntilSettled(env, async () => (await unfinishedWork(db.pool, head)).length === 0);
+    await runUntilSettled(env, () => unfinishedWork(db.pool, head));
     reference = await snapshotDatabase(db.pool);
   } finally {
     await db.drop();

@@ -219,6 +219,32 @@ test('the home page: the heads of /blocks and E2, totals equal to the full lists
   });
 });
 
+test('the demo verifies its contracts through its own API: their sources are served and their calls decoded; the ERC-1155 is left to verify', async () => {
+  const tokens = await allPages('/api/v2/tokens');
+  const byType = (type: string): string => tokens.find((t) => t.type === type).address_hash;
+  const [erc20, erc1155] = [byType('ERC-20'), byType('ERC-1155')];
+  await waitFor(async () => (await getOk(api, `/api/v2/smart-contracts/${erc20}`)).is_verified === true, 'the demo ERC-20 verified', {
+    timeoutMs: 120_000,
+    intervalMs: 500,
+  });
+  const contract = await getOk(api, `/api/v2/smart-contracts/${erc20}`);
+  assert.equal(contract.name, 'DemoERC20');
+  assert.equal(contract.is_fully_verified, true);
+  assert.ok(contract.source_code.includes('contract DemoERC20'));
+  const calls = (await allPages(`/api/v2/addresses/${erc20}/transactions`)).filter((t) => t.to?.hash === erc20);
+  assert.ok(
+    calls.length > 0 && calls.every((t) => t.decoded_input !== null && !t.method.startsWith('0x')),
+    JSON.stringify(calls[0]?.method),
+  );
+  assert.equal((await getOk(api, `/api/v2/smart-contracts/${erc1155}`)).is_verified, undefined);
+  // What the verification form offers: the bundled compiler, and the methods.
+  const config = await getOk(api, '/api/v2/smart-contracts/verification/config');
+  assert.ok(config.solidity_compiler_versions.includes(contract.compiler_version), JSON.stringify(config.solidity_compiler_versions));
+  assert.ok(config.verification_options.includes('standard-input'));
+  const verified = await allPages('/api/v2/smart-contracts');
+  assert.ok(verified.length >= 1 && verified.every((v) => v.address.hash !== erc1155));
+});
+
 test("every answer of every endpoint about the demo chain has the shape of Blockscout's schema", async () => {
   const transactions = await allPages('/api/v2/transactions');
   const [newest] = transactions;

@@ -42,13 +42,16 @@ const indexEnv = (databaseUrl: string, rpcUrl: string): Record<string, string> =
   INDEXER_POLL_INTERVAL_MS: '50',
   // Small batches: each block more in a batch makes a retry of the batch likelier to fail again.
   INDEXER_CATCHUP_BLOCKS_BATCH_SIZE: '3',
+  // Ten runs side by side share the test server's connections (PostgreSQL's default is 100).
+  POOL_SIZE: '5',
+  POOL_SIZE_API: '2',
 });
 
 /** Indexes the demo chain up to `head` through `rpcUrl` into a new database, every stage to its end; returns its snapshot. */
 async function indexThrough(rpcUrl: string): Promise<DatabaseSnapshot> {
   const db = await createTestDatabase({ migrated: false });
   try {
-    await runUntilSettled(indexEnv(db.url, rpcUrl), async () => (await unfinishedWork(db.pool, head)).length === 0);
+    await runUntilSettled(indexEnv(db.url, rpcUrl), () => unfinishedWork(db.pool, head));
     return await snapshotDatabase(db.pool);
   } finally {
     await db.drop();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
+import type { Hex } from 'viem';
 import { buildApi } from '../../src/api/server.js';
 import { createRpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
@@ -15,6 +16,7 @@ import {
   type EndpointSnapshot,
 } from '../support/endpoint-snapshot.js';
 import { apiClient, getOk } from '../support/http-client.js';
+import { waitForMined } from '../support/mined.js';
 import { PhoenixClient } from '../support/phoenix-client.js';
 import { startReplicatedCluster, type ReplicatedCluster } from '../support/replicated-cluster.js';
 import { runSextant, startSextant, type RunningSextant } from '../support/sextant-process.js';
@@ -22,6 +24,8 @@ import { waitFor } from '../support/wait.js';
 
 // One `sextant index` writes a primary; two `sextant serve` processes read its streaming replica
 // (DATABASE_READ_ONLY_API_URL) and listen for the indexer's changes on the primary (DATABASE_URL).
+// Their shared answers are kept ten minutes unless a change comes: within the tests' waits, only the
+// change feed can replace one.
 
 let cluster: ReplicatedCluster | undefined;
 let anvil: AnvilNode | undefined;
@@ -40,7 +44,13 @@ before(async () => {
   await runScenario(anvil.rpcUrl);
   await indexUpTo(BigInt(await createRpcClient({ url: anvil.rpcUrl }).request<string>('eth_blockNumber', [])));
   primary = new pg.Pool({ connectionString: cluster.primaryUrl, max: 4 });
-  const env = { DATABASE_URL: cluster.primaryUrl, DATABASE_READ_ONLY_API_URL: cluster.replicaUrl, PORT: '0', HOST: '127.0.0.1' };
+  const env = {
+    DATABASE_URL: cluster.primaryUrl,
+    DATABASE_READ_ONLY_API_URL: cluster.replicaUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    API_SHARED_ANSWERS_MAX_AGE_MS: '600000',
+  };
   for (let n = 0; n < 2; n++) serving.push(await startSextant(env, 120_000, 'serve'));
 });
 
@@ -93,7 +103,7 @@ test('a websocket client of each replica-serving process receives new_block when
     for (const client of clients) assert.deepEqual(await client.join('blocks:new_block'), ['ok', {}]);
     const rpc = createRpcClient({ url: anvil!.rpcUrl });
     const [from, to] = await rpc.request<string[]>('eth_accounts', []);
-    await rpc.request('eth_sendTransaction', [{ from, to, value: '0x1' }]);
+    await waitForMined(rpc, await rpc.request<Hex>('eth_sendTransaction', [{ from, to, value: '0x1' }]));
     const head = BigInt(await rpc.request<string>('eth_blockNumber', []));
     await indexUpTo(head);
     for (const [n, client] of clients.entries()) {
@@ -108,5 +118,27 @@ test('a websocket client of each replica-serving process receives new_block when
     }
   } finally {
     for (const client of clients) client.close();
+  }
+});
+
+test('the shared answers of each replica-serving process show the block the indexer writes next', async () => {
+  const rpc = createRpcClient({ url: anvil!.rpcUrl });
+  const homeBlocks = async (baseUrl: string): Promise<{ height: number; transactions_count: number }[]> =>
+    getOk(apiClient(baseUrl), '/api/v2/main-page/blocks');
+  const shownBefore = await Promise.all(serving.map(({ baseUrl }) => homeBlocks(baseUrl)));
+  const [from, to] = await rpc.request<string[]>('eth_accounts', []);
+  await waitForMined(rpc, await rpc.request<Hex>('eth_sendTransaction', [{ from, to, value: '0x1' }]));
+  await waitForMined(rpc, await rpc.request<Hex>('eth_sendTransaction', [{ from, to, value: '0x2' }]));
+  const head = Number(await rpc.request<string>('eth_blockNumber', []));
+  assert.ok(shownBefore.every((blocks) => blocks[0]!.height < head));
+  await indexUpTo(BigInt(head));
+  for (const [n, { baseUrl }] of serving.entries()) {
+    await waitFor(async () => (await homeBlocks(baseUrl))[0]!.height === head, `process ${n + 1} shows block ${head}`, {
+      timeoutMs: 60_000,
+    });
+    // Computed once the replica had replayed the write: the block as the primary has it.
+    assert.equal((await homeBlocks(baseUrl))[0]!.transactions_count, 1);
+    const transactions = await getOk(apiClient(baseUrl), '/api/v2/main-page/transactions');
+    assert.equal(transactions[0].block_number, head);
   }
 });

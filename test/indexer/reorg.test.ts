@@ -41,7 +41,7 @@ import {
   snapshotDifferences,
 } from '../support/endpoint-snapshot.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
-import { instanceTransferCountMismatches } from '../support/stored-counters.js';
+import { dailyFigureMismatches, instanceTransferCountMismatches } from '../support/stored-counters.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -434,6 +434,7 @@ async function reorgRound(
   assert.equal(lostBlocks.rows[0]!.n, depth, 'the replaced blocks are kept as non-consensus');
   await assertNoRowsOfLostBlocks(live.db);
   assert.deepEqual(await instanceTransferCountMismatches(live.db.pool), [], 'every NFT id counts the transfers of the final chain');
+  assert.deepEqual(await dailyFigureMismatches(live.db.pool), [], 'the daily figures are those of the final chain');
   await assertTokenStateMatchesNode(live.db, liveSnapshot, subjects);
 }
 

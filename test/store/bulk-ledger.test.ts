@@ -23,6 +23,9 @@ const ledgerTables = [
   'address_counters',
   'chain_totals',
   'coin_balance_marks',
+  'contract_code_marks',
+  'daily_figures',
+  'daily_senders',
 ];
 
 /** The state of a database after a bulk load: the base rows only. */

@@ -35,8 +35,8 @@ export async function bulkLoadState(pool: Pool): Promise<{ phase: string; steps_
  * `pool` (the database itself, whatever way Sextant reaches it) sees it.
  */
 export async function indexToTheEnd(pool: Pool, head: bigint, env: Record<string, string>): Promise<void> {
-  await runUntilSettled(
-    env,
-    async () => (await unfinishedWork(pool, head).catch(() => ['the schema'])).length === 0 && (await bulkLoadState(pool)) === null,
-  );
+  await runUntilSettled(env, async () => {
+    const left = await unfinishedWork(pool, head).catch(() => ['the schema']);
+    return left.length > 0 || (await bulkLoadState(pool)) === null ? left : ['a bulk load under way'];
+  });
 }

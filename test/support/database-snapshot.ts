@@ -17,6 +17,13 @@ const RUN_DEPENDENT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   token_instances: ['metadata_fetched_at', 'metadata_mark'],
   // When the node's pool was seen to hold the transaction.
   pending_transactions: ['inserted_at'],
+  // The indexed head the contract code stage read the code at.
+  contract_codes: ['block_number'],
+  // The request to check a contract for a proxy, and the indexed head the check read.
+  proxy_marks: ['mark'],
+  proxy_implementations: ['block_number'],
+  // The height of the address's latest coin balance read (its value two runs share: see below).
+  address_current_coin_balances: ['block_number'],
 };
 
 /**
@@ -30,13 +37,19 @@ const RUN_DEPENDENT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 const READ_TIME_TABLES: ReadonlySet<string> = new Set(['address_coin_balances', 'coin_balance_marks']);
 export const LATEST_COIN_BALANCES = 'address_coin_balances, latest value per address';
 
+/**
+ * Tables of the data Sextant ships rather than indexes (the signature database): loaded beside the
+ * indexing, whole or not at all, the same in every database once loaded. Left out of the comparison.
+ */
+const SHIPPED_TABLES: ReadonlySet<string> = new Set(['signatures', 'signature_sources']);
+
 /** Every row of every table, as text, in a stable order, by table name. */
 export type DatabaseSnapshot = Record<string, { columns: string[]; rows: string[][] }>;
 
 /**
  * A canonical dump of every table of the public schema: all rows, each column as PostgreSQL's text
  * form (bytea in hex), ordered by every column, those columns reduced to whether they are set; of the
- * coin balance tables, each address's latest balance.
+ * coin balance tables, each address's latest balance; the shipped signature database left out.
  */
 export async function snapshotDatabase(pool: Pool): Promise<DatabaseSnapshot> {
   const { rows: columns } = await pool.query<{ table_name: string; column_name: string }>(
@@ -45,7 +58,7 @@ export async function snapshotDatabase(pool: Pool): Promise<DatabaseSnapshot> {
   );
   const tables = new Map<string, { names: string[]; expressions: string[] }>();
   for (const { table_name: table, column_name: column } of columns) {
-    if (READ_TIME_TABLES.has(table)) continue;
+    if (READ_TIME_TABLES.has(table) || SHIPPED_TABLES.has(table)) continue;
     const runDependent = RUN_DEPENDENT_COLUMNS[table]?.includes(column) ?? false;
     const entry = tables.get(table) ?? { names: [], expressions: [] };
     entry.names.push(runDependent ? `${column} IS NOT NULL` : column);
@@ -98,7 +111,7 @@ const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""
 /**
  * What the stages of Sextant have still to do in the database indexed up to `lastBlock`: blocks to
  * index or trace, tokens to read, total supplies to read again, NFT metadata to fetch, coin balances
- * to read. Empty once indexing has settled.
+ * to read, contracts to check for a proxy. Empty once indexing has settled.
  */
 export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<string[]> {
   const { rows } = await pool.query<{ what: string; count: number }>(
@@ -107,7 +120,9 @@ export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<str
      UNION ALL SELECT 'tokens to read', count(*)::int FROM tokens WHERE metadata_fetched_at IS NULL
      UNION ALL SELECT 'total supplies to read again', count(*)::int FROM tokens WHERE supply_mark IS NOT NULL
      UNION ALL SELECT 'NFT metadata to fetch', count(*)::int FROM token_instances WHERE metadata_fetched_at IS NULL
-     UNION ALL SELECT 'coin balances to read', count(*)::int FROM coin_balance_marks`,
+     UNION ALL SELECT 'coin balances to read', count(*)::int FROM coin_balance_marks
+     UNION ALL SELECT 'contract code to read', count(*)::int FROM contract_code_marks
+     UNION ALL SELECT 'contracts to check for a proxy', count(*)::int FROM proxy_marks`,
     [Number(lastBlock) + 1],
   );
   return rows.filter((row) => row.count !== 0).map((row) => `${row.count} ${row.what}`);

@@ -8,7 +8,7 @@ export interface ExpectedAddressInfo {
   implementations: [];
   is_contract: boolean;
   is_scam: false;
-  is_verified: null;
+  is_verified: false;
   metadata: null;
   name: null;
   private_tags: [];
@@ -18,7 +18,7 @@ export interface ExpectedAddressInfo {
   watchlist_names: [];
 }
 
-/** The AddressInfo of an address known only by its hash: no name, tags, ENS domain or verification. */
+/** The AddressInfo of an address with no name, tags, ENS domain, verified source or proxy. */
 export function expectedAddressInfo(hash: string, isContract = false): ExpectedAddressInfo {
   return {
     ens_domain_name: null,
@@ -27,7 +27,7 @@ export function expectedAddressInfo(hash: string, isContract = false): ExpectedA
     implementations: [],
     is_contract: isContract,
     is_scam: false,
-    is_verified: null,
+    is_verified: false,
     metadata: null,
     name: null,
     private_tags: [],

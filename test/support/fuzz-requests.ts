@@ -1,6 +1,7 @@
 import { type Agent, request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { ChainSubjects } from './endpoint-snapshot.js';
+import { fuzzEnsName } from './names-and-tags.js';
 import type { ServedRoute } from './served-paths.js';
 
 /**
@@ -113,9 +114,53 @@ function validValues(subjects: ChainSubjects): (name: string) => readonly string
     token_type: ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404'],
     inserted_at: ['2024-05-01T12:00:00.000000Z'],
     type: ['ERC-20', 'ERC-721,ERC-1155', 'coin_transfer,contract_call', 'token_transfer', 'block', 'reorg', 'uncle', ''],
-    filter: ['to', 'from', 'validated', 'pending', ''],
+    filter: ['to', 'from', 'validated', 'pending', '', 'verified', 'unverified', 'empty', '3', 'solidity'],
     method: ['transfer', '0xa9059cbb', 'approve,mint'],
     topic: [hex(64, '0')],
+    q: ['1', 'Sextant', 'sdt', fuzzEnsName, ...subjects.addresses.slice(0, 1)],
+    // The Etherscan-style API (/api?module=…&action=…).
+    module: ['account', 'logs', 'block', 'transaction', 'stats', 'contract'],
+    action: [
+      'balance',
+      'txlist',
+      'tokentx',
+      'token1155tx',
+      'txlistinternal',
+      'getLogs',
+      'gettxinfo',
+      'getblockreward',
+      'tokensupply',
+      'getabi',
+      'getsourcecode',
+      'checkverifystatus',
+      'getcontractcreation',
+      'listcontracts',
+      'verifyproxycontract',
+      'checkproxyverification',
+      'ethsupply',
+    ],
+    address: orDefault([...subjects.addresses, ...subjects.tokens], [hex(40, '1')]),
+    contractaddress: orDefault(subjects.tokens, [hex(40, '1')]),
+    txhash: orDefault(subjects.transactions, [hex(64, '1')]),
+    blockno: orDefault(numbers, ['1']),
+    fromBlock: ['0', 'latest'],
+    toBlock: ['latest', '5'],
+    topic0: [hex(64, '0')],
+    topic0_1_opr: ['and', 'or'],
+    page: ['1', '2'],
+    offset: ['5', '100'],
+    // The Etherscan-style API's sort, then the API v2 lists' sort and order.
+    sort: ['asc', 'desc', 'balance', 'transactions_count', 'holders_count'],
+    order: ['asc', 'desc'],
+    smart_contract_id: ['1', '2', '1000'],
+    coin_balance: ['null', '0', '1000000000000000000'],
+    transactions_count: ['0', '1', '7'],
+    guid: [`${'1'.repeat(40)}1`, 'Unknown'],
+    // The stats service's lines (/api/v1/lines/{name}).
+    name: ['newTxns', 'txnsGrowth', 'activeAccounts', 'averageBlockTime', 'gasUsedGrowth', 'noSuchLine'],
+    from: ['2024-01-01', '2099-12-31'],
+    to: ['2099-12-31', '2024-01-01'],
+    resolution: ['DAY', 'WEEK', 'MONTH', 'YEAR', 'RESOLUTION_UNSPECIFIED'],
   };
   return (name) => (Object.hasOwn(byName, name) ? byName[name]! : ['1']);
 }
@@ -178,6 +223,12 @@ export function fuzzRequests(seed: number, count: number, routes: readonly Serve
     if (body !== null)
       Object.assign(headers, d.chance(0.7) ? { 'content-length': String(body.length) } : { 'transfer-encoding': 'chunked' });
     requests.push({ method, path, headers, body, omitHost: d.chance(0.02) });
+  }
+  // And one plain request per route, valid values only (a search needs its q), so that each route has a valid request to answer.
+  for (const route of routes) {
+    const path = route.url.replace(/:([a-z_]+)/g, (_, name: string) => valid(name)[0]!);
+    const query = route.query.includes('q') ? `?q=${valid('q')[0]}` : '';
+    requests.push({ method: 'GET', path: path + query, headers: {}, body: null, omitHost: false });
   }
   return requests;
 }
@@ -255,3 +306,123 @@ export const describeFuzzRequest = (fuzz: FuzzRequest): string =>
   `${fuzz.method} ${fuzz.path.length > 300 ? `${fuzz.path.slice(0, 300)}…` : fuzz.path}` +
   `${fuzz.omitHost ? ' (no Host)' : ''}${fuzz.body === null ? '' : ` (body of ${fuzz.body.length} bytes)`}` +
   `${Object.keys(fuzz.headers).length > 0 ? ` headers ${Object.keys(fuzz.headers).slice(0, 3).join(', ')}` : ''}`;
+
+/** The routes that take a request body, with the parameters of their paths. */
+export const bodyRoutes: readonly { url: string; values: Record<string, readonly string[]> }[] = [
+  {
+    url: '/api/v2/smart-contracts/:address_hash/verification/via/:method',
+    values: { method: ['flattened-code', 'standard-input', 'multi-part', 'sourcify', 'vyper-code', 'x'] },
+  },
+];
+
+const boundary = 'sextantfuzz';
+
+/** A multipart form of these parts, or a spoiled one: a missing end, another boundary, a part without headers. */
+function multipart(d: Dice, parts: { name: string; filename?: string; content: string }[]): { body: string; type: string } {
+  const encoded = parts.map(
+    (p) =>
+      `--${boundary}\r\ncontent-disposition: form-data; name="${p.name}"${p.filename === undefined ? '' : `; filename="${p.filename}"`}\r\n` +
+      `${p.filename === undefined ? '' : 'content-type: application/json\r\n'}\r\n${p.content}\r\n`,
+  );
+  const whole = `${encoded.join('')}--${boundary}--\r\n`;
+  const body = d.one([
+    whole,
+    whole,
+    whole.slice(0, d.int(whole.length)),
+    whole.replaceAll('\r\n', '\n'),
+    `--${boundary}\r\n\r\nno headers`,
+  ]);
+  return {
+    body,
+    type: d.one([
+      `multipart/form-data; boundary=${boundary}`,
+      `multipart/form-data; boundary=${boundary}`,
+      'multipart/form-data',
+      'multipart/form-data; boundary="',
+    ]),
+  };
+}
+
+/** A source to compile: plausible, broken, or one that takes the compiler long. */
+function source(d: Dice): string {
+  return d.one([
+    'pragma solidity ^0.8.0; contract A { uint public x = 1; }',
+    'contract {',
+    'a'.repeat(1 + d.int(50_000)),
+    // Deep nesting: slow to parse and to compile.
+    `contract Deep { function f() public pure returns (uint) { return ${'('.repeat(3000)}1${')'.repeat(3000)}; } }`,
+    '\u0000\u00ff',
+  ]);
+}
+
+/** `count` requests with bodies (JSON, forms, broken and huge) to the routes that take one. */
+export function fuzzBodyRequests(seed: number, count: number, subjects: ChainSubjects): FuzzRequest[] {
+  const d = dice(seed);
+  const valid = validValues(subjects);
+  const requests: FuzzRequest[] = [];
+  for (let n = 0; n < count; n++) {
+    const route = d.one(bodyRoutes);
+    const path = route.url.replace(/:([a-z_]+)/g, (_, name: string) =>
+      d.chance(0.85) ? d.one(route.values[name] ?? valid(name)) : d.one(malformedValues),
+    );
+    const field = () =>
+      d.chance(0.6) ? d.one(['v0.8.37+commit.f401782d', 'latest', 'true', '200', 'mit', '{}', '']) : d.one(malformedValues);
+    const fields = [
+      'compiler_version',
+      'contract_name',
+      'optimization_runs',
+      'is_optimization_enabled',
+      'evm_version',
+      'libraries',
+      'license_type',
+      'constructor_args',
+      'autodetect_constructor_args',
+      'chosen_contract_index',
+    ];
+    const chosen = fields.filter(() => d.chance(0.5));
+    let body: string;
+    let type: string;
+    switch (d.int(6)) {
+      case 0: {
+        const json = Object.fromEntries([...chosen.map((name) => [name, field()]), ['source_code', source(d)]]);
+        body = d.chance(0.8) ? JSON.stringify(json) : JSON.stringify(json).slice(0, d.int(200));
+        type = d.one(['application/json', 'application/json; charset=utf-8', 'text/plain']);
+        break;
+      }
+      case 1:
+      case 2: {
+        const files = Array.from({ length: d.int(4) }, (_, i) => ({
+          name: `files[${i}]`,
+          filename: d.one(['input.json', 'A.sol', 'metadata.json', '../../etc/passwd', '']),
+          content: d.chance(0.5)
+            ? JSON.stringify({ language: 'Solidity', sources: { 'A.sol': { content: source(d) } }, settings: {} })
+            : source(d),
+        }));
+        ({ body, type } = multipart(d, [...chosen.map((name) => ({ name, content: field() })), ...files]));
+        break;
+      }
+      case 3:
+        // Larger than a form may be.
+        ({ body, type } = multipart(d, [{ name: 'files[0]', filename: 'big.json', content: 'x'.repeat(11 * 1024 * 1024) }]));
+        break;
+      case 4:
+        // Well formed: these are taken, and their compiles run.
+        ({ body, type } = multipart(d, [
+          { name: 'compiler_version', content: 'v0.8.37+commit.f401782d' },
+          {
+            name: 'files[0]',
+            filename: 'input.json',
+            content: JSON.stringify({ language: 'Solidity', sources: { 'A.sol': { content: source(d) } } }),
+          },
+        ]));
+        break;
+      default:
+        body = d.one(['', 'not json', '[]', 'null', '{"__proto__":{"x":1}}', '\u00ff\u00fe']);
+        type = d.one(['application/json', 'application/x-www-form-urlencoded', 'application/octet-stream']);
+    }
+    const headers: Record<string, string> = { 'content-type': type };
+    Object.assign(headers, d.chance(0.9) ? { 'content-length': String(Buffer.byteLength(body)) } : { 'transfer-encoding': 'chunked' });
+    requests.push({ method: 'POST', path, headers, body, omitHost: false });
+  }
+  return requests;
+}

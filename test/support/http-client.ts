@@ -4,7 +4,7 @@ import { assertConformsToOpenApi } from './openapi-conformance.js';
 /** A client of Sextant's API over real HTTP. */
 export interface ApiClient {
   base: string;
-  get(path: string): Promise<ApiResponse>;
+  get(path: string, headers?: Record<string, string>): Promise<ApiResponse>;
 }
 
 export interface ApiResponse {
@@ -19,8 +19,8 @@ export interface ApiResponse {
 export function apiClient(base: string): ApiClient {
   return {
     base,
-    async get(path) {
-      const response = await fetch(base + path);
+    async get(path, headers) {
+      const response = await fetch(base + path, { headers });
       return checkedResponse(path, response.status, response.headers, await response.text());
     },
   };

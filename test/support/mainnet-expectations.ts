@@ -1,4 +1,7 @@
-import { getAddress } from 'viem';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { type Hex, decodeFunctionData, getAddress, parseAbiItem } from 'viem';
 import type { RpcReceipt, RpcTransaction } from '../../src/chain/rpc-types.js';
 import { type ExpectedAddressInfo, expectedAddressInfo, expectedPercentage, expectedTimestamp, knownMethodNames } from './expected-json.js';
 import { loadMainnetBlock18000000 } from './mainnet-fixtures.js';
@@ -245,3 +248,27 @@ export const expectedMainnetWithdrawals: readonly ExpectedWithdrawal[] = [...(bl
     receiver: expectedAddressInfo(getAddress(w.address)),
     validator_index: Number(BigInt(w.validatorIndex)),
   }));
+
+/** sevm's signature database, as its files hold it: a signature by selector (8 hex digits). */
+function shippedFunctionSignatures(): Record<string, string> {
+  const directory = dirname(createRequire(import.meta.url).resolve('sevm/4bytedb'));
+  return JSON.parse(readFileSync(join(directory, 'functionHashes.min.json'), 'utf8')) as Record<string, string>;
+}
+
+/**
+ * The transactions as a Sextant that has loaded its signature database serves them: a call whose
+ * selector has a signature there that decodes its input (viem) is named by that signature.
+ */
+export function expectedMainnetTransactionsWithSignatures(): TransactionFields[] {
+  const signatures = shippedFunctionSignatures();
+  return expectedMainnetTransactions.map((expected) => {
+    const signature = expected.method?.startsWith('0x') ? signatures[expected.method.slice(2)] : undefined;
+    if (signature === undefined) return expected;
+    try {
+      decodeFunctionData({ abi: [parseAbiItem(`function ${signature}`)], data: expected.raw_input as Hex });
+    } catch {
+      return expected;
+    }
+    return { ...expected, method: signature.slice(0, signature.indexOf('(')) };
+  });
+}

@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { decodeBlock } from '../../src/chain/decode-block.js';
 import type { RpcBlock, RpcReceipt } from '../../src/chain/rpc-types.js';
+import { writeBlockBundles } from '../../src/store/write-blocks.js';
+import { type TestDatabase, createTestDatabase } from './database.js';
 import type { Recording } from './replay-node.js';
 
 /** Mainnet block 18,000,000 as an Erigon archive node served it (test/fixtures/erigon-rpc-tests). */
@@ -13,6 +16,14 @@ export function loadMainnetBlock18000000(): { block: RpcBlock; receipts: RpcRece
     block: recordedResult('eth_getBlockByNumber/test_08.json') as RpcBlock,
     receipts: recordedResult('eth_getBlockReceipts/test_02.json') as RpcReceipt[],
   };
+}
+
+/** A test database holding block 18,000,000 alone, written as the indexer writes a block. */
+export async function createMainnetBlockDatabase(): Promise<TestDatabase> {
+  const db = await createTestDatabase();
+  const { block, receipts } = loadMainnetBlock18000000();
+  await writeBlockBundles(db.pool, [decodeBlock({ number: MAINNET_BLOCK_NUMBER, block, receipts })]);
+  return db;
 }
 
 /**

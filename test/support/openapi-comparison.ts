@@ -20,7 +20,7 @@ interface Operation {
 
 export interface Document {
   components?: { schemas?: Record<string, Schema> };
-  paths: Record<string, { get?: Operation }>;
+  paths: Record<string, { get?: Operation; post?: Operation }>;
 }
 
 /** A path template with its parameters' names left out: `/api/v2/blocks/{}`. */

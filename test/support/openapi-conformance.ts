@@ -4,12 +4,14 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import { parse } from 'yaml';
 import { type OpenApiDocument, applyDifferences, errorBodies } from './openapi-differences.js';
+import { statsServiceErrors, statsServiceRoutes, statsServiceTemplate } from './stats-service-schema.js';
 
 /**
  * Every answer a test receives from the API (see http-client.ts) is checked here against the
  * response schema Blockscout 11.2.7's OpenAPI document gives its path and status, after the
  * deliberate differences of openapi-differences.ts are applied to that document. An answer to a path
- * the document does not have fails: every endpoint Sextant serves under /api is one of Blockscout's.
+ * the document does not have fails: every endpoint Sextant serves under /api is one of Blockscout's,
+ * but for the stats service's, checked against that service's types (stats-service-schema.ts).
  */
 
 const documentUrl = new URL('../fixtures/blockscout-openapi/blockscout-11.2.7-ethereum-swagger.yaml', import.meta.url);
@@ -93,13 +95,22 @@ function relativeTo(schema: unknown): unknown {
   );
 }
 
+/** The Etherscan-style API (/api?module=…), which Blockscout's REST API document does not describe: its own tests check it. */
+const etherscanPaths = new Set(['/api/', '/api/v1', '/api/v1/']);
+
 /**
  * Fails (an AssertionError naming the path, the status and what differs) unless the answer's body
  * is valid under Blockscout's schema for its path and status. Paths outside /api are Sextant's own.
  */
+
 export function assertConformsToOpenApi(requestPath: string, status: number, body: unknown): void {
   const path = requestPath.split('?')[0]!;
-  if (!path.startsWith('/api/')) return;
+  if (!path.startsWith('/api/') || etherscanPaths.has(path)) return;
+  const statsTemplate = statsServiceTemplate(path);
+  if (statsTemplate !== undefined) {
+    assertConformsToStatsService(requestPath, statsTemplate, status, body);
+    return;
+  }
   const operation = operationOf(path);
   if (operation === undefined) {
     assert.equal(status, 404, `${path}: no such path in Blockscout's API, yet not a 404`);
@@ -113,6 +124,22 @@ export function assertConformsToOpenApi(requestPath: string, status: number, bod
   if (status === 200 && operation !== undefined) validatedOperations.add(operation.template);
 }
 
+/**
+ * The stats service's paths (/api/v1/counters, /lines, /pages/…), which Blockscout's REST API document
+ * does not describe: a 200 is checked against the service's types, an error against Sextant's own bodies.
+ */
+function assertConformsToStatsService(requestPath: string, template: string, status: number, body: unknown): void {
+  if (status !== 200) {
+    loaded ??= load();
+    const validate = validatorFor(null, status);
+    assert.ok(validate(body), `${requestPath} (${status}): not one of the API's error bodies: ${JSON.stringify(body)}`);
+    return;
+  }
+  const errors = statsServiceErrors(template, body);
+  assert.deepEqual(errors, [], `${requestPath} does not conform to the stats service's ${template}`);
+  validatedOperations.add(template);
+}
+
 /** The document's template for a Fastify route URL (`/api/v2/x/:id` → `/v2/x/{…}`), if it has one. */
 export function operationForRoute(url: string): string | undefined {
   return operationOf(url.replace(/:[a-z_]+/g, 'x'))?.template;
@@ -121,8 +148,8 @@ export function operationForRoute(url: string): string | undefined {
 /** Fails unless every GET path the API serves under /api answered 200 with a valid body in this process. */
 export function assertEveryEndpointValidated(servedPaths: readonly string[]): void {
   const unchecked = servedPaths.filter((url) => {
-    if (!url.startsWith('/api/')) return false;
-    const template = operationForRoute(url);
+    if (!url.startsWith('/api/') || etherscanPaths.has(url)) return false;
+    const template = statsServiceRoutes.includes(url) ? url.replace(':name', '{name}') : operationForRoute(url);
     return template === undefined || !validatedOperations.has(template);
   });
   assert.deepEqual(unchecked, [], "endpoints served but never checked against Blockscout's schema with a 200");

@@ -35,6 +35,25 @@ const member = (schemaName: string, name: string, schema: Schema, reason: string
 });
 
 export const differences: Difference[] = [
+  {
+    reason:
+      "an ERC-721 state change is the list of its transfers ({direction, total}), as Blockscout's view writes it and its frontend reads it; the schema types every change a string",
+    apply: (document) => {
+      schemaOf(document, 'StateChange').properties.change = {
+        anyOf: [
+          { $ref: '#/components/schemas/IntegerStringNullable' },
+          {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['direction', 'total'],
+              properties: { direction: { type: 'string', enum: ['from', 'to'] }, total: { $ref: '#/components/schemas/TotalERC721' } },
+            },
+          },
+        ],
+      };
+    },
+  },
   member('Address', 'implementation_name', nullableString, 'the spec lists implementation_name in AddressInfo'),
   member('Block', 'extra_data', hex, 'the spec lists extra_data in Block'),
   member('Block', 'state_root', hex, 'the spec lists state_root in Block'),
@@ -108,18 +127,64 @@ export const differences: Difference[] = [
       entry.properties.type.enum.push('suicide');
     },
   },
+  {
+    reason:
+      "a decoded value nests arrays as deep as its type does (an array of structs holding arrays is three deep), where Blockscout's " +
+      'schema stops at two; Blockscout sends such values all the same',
+    apply: (document) => {
+      document.components.schemas.DecodedValue = {
+        anyOf: [{ type: 'string' }, { type: 'array', items: { $ref: '#/components/schemas/DecodedValue' } }],
+      };
+      for (const name of ['DecodedInput', 'DecodedLogInput']) {
+        schemaOf(document, name).properties.parameters.items.properties.value = { $ref: '#/components/schemas/DecodedValue' };
+      }
+    },
+  },
   member(
     'StatsResponse',
     'market_cap',
     { $ref: '#/components/schemas/FloatStringNullable' },
-    'Sextant reads no market data: the market cap is not known, so null (CONTRACT), where Blockscout computes one from its price source',
+    'without a price source the market cap is not known, so null (CONTRACT), where Blockscout computes one from its price source',
   ),
   member(
     'StatsResponse',
     'average_block_time',
     { type: 'number', nullable: true },
-    'the average block time is null (CONTRACT: not known) until the 100 blocks below the newest 100 are indexed, where Blockscout says 0',
+    'the average block time is null (CONTRACT: not known) where no interval above 0 is known, where Blockscout says 0',
   ),
+  {
+    reason:
+      "GET /api/v2/smart-contracts/verification/config is served by Blockscout (verification_controller.ex's config) and read by " +
+      "its frontend's verification form, but its document leaves the path out: its shape here is the controller's",
+    apply: (document) => {
+      const strings = { type: 'array', items: { type: 'string' } };
+      const schema = {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'solidity_compiler_versions',
+          'solidity_evm_versions',
+          'vyper_compiler_versions',
+          'vyper_evm_versions',
+          'verification_options',
+          'is_rust_verifier_microservice_enabled',
+          'license_types',
+        ],
+        properties: {
+          solidity_compiler_versions: strings,
+          solidity_evm_versions: strings,
+          vyper_compiler_versions: strings,
+          vyper_evm_versions: strings,
+          verification_options: strings,
+          is_rust_verifier_microservice_enabled: { type: 'boolean' },
+          license_types: { type: 'object', additionalProperties: { type: 'integer' } },
+        },
+      };
+      document.paths['/v2/smart-contracts/verification/config'] = {
+        get: { responses: { '200': { content: { 'application/json': { schema } } } } },
+      };
+    },
+  },
 ];
 
 const message = { type: 'object', additionalProperties: false, required: ['message'], properties: { message: { type: 'string' } } };
@@ -154,7 +219,19 @@ export function applyDifferences(document: OpenApiDocument): void {
  */
 export const documentDifferences = {
   /** Sextant's paths that are not Blockscout's. */
-  ownPaths: { '/health': "Sextant's own liveness and indexer state, outside Blockscout's API" } as Record<string, string>,
+  ownPaths: {
+    '/health': "Sextant's own liveness and indexer state, outside Blockscout's API",
+    '/api': 'the Etherscan-style API (?module=…&action=…), which Blockscout serves beside REST API v2 and leaves out of this document',
+    '/api/v1': 'the same Etherscan-style API, at its other path',
+    '/api/v1/counters': "Blockscout's stats service (blockscout-rs), served by Sextant from the figures it keeps: its counters",
+    '/api/v1/lines': "the stats service's list of line charts",
+    '/api/v1/lines/{name}': "the stats service's line chart, per day, week, month or year",
+    '/api/v1/pages/main': "the stats service's home page figures",
+    '/api/v1/pages/transactions': "the stats service's transactions page figures",
+    '/api/v1/pages/contracts': "the stats service's contracts page figures",
+    '/api/v2/smart-contracts/{address_hash}/verification/via/{method}':
+      "the verification form's submission, which Blockscout serves (smart_contracts_api_v2_router.ex) but its document leaves out",
+  } as Record<string, string>,
   /** Query parameters of Blockscout's that no Sextant path takes. */
   queryNowhere: {
     apikey: 'Sextant has no API keys: its rate limit, when on, is by client IP',
@@ -162,6 +239,32 @@ export const documentDifferences = {
   } as Record<string, string>,
   /** Per Blockscout path template: the query parameters only one side lists, and why. */
   query: [
+    {
+      paths: ['/v2/tokens/'],
+      onlySextant: [],
+      onlyBlockscout: ['limit'],
+      reason: 'its pages hold 50 items (CONTRACT), so it takes no limit',
+    },
+    {
+      paths: ['/v2/addresses'],
+      onlySextant: [],
+      onlyBlockscout: ['transactions_count'],
+      reason: "Sextant lists top accounts by balance only; transactions_count is the paging key of Blockscout's sort by it",
+    },
+    {
+      paths: ['/v2/token-transfers'],
+      onlySextant: ['batch_index', 'items_count'],
+      onlyBlockscout: ['batch_block_hash', 'batch_log_index', 'batch_transaction_hash', 'index_in_batch', 'limit'],
+      reason:
+        "as on the other token transfer lists: Sextant's paging keys are the next_page_params it sends; " +
+        'its pages hold 50 items (CONTRACT), so it takes no limit',
+    },
+    {
+      paths: ['/v2/internal-transactions'],
+      onlySextant: [],
+      onlyBlockscout: ['limit'],
+      reason: 'its pages hold 50 items (CONTRACT), so it takes no limit',
+    },
     {
       paths: ['/v2/transactions'],
       onlySextant: ['method'],
@@ -199,7 +302,7 @@ export const documentDifferences = {
       onlySextant: ['token_contract_address_hash', 'token_id', 'token_name', 'token_type'],
       onlyBlockscout: ['fiat_value', 'id'],
       reason:
-        'Sextant reads no prices, so it orders balances without a fiat value and pages by the token keys it sends; ' +
+        "E1's order and paging keys are the spec's (value, then the token's keys), not a fiat value; " +
         'Blockscout pages by fiat_value and its own row id',
     },
     {
@@ -232,6 +335,14 @@ export const documentDifferences = {
       onlyBlockscout: ['fee', 'hash', 'inserted_at', 'order', 'sort', 'value'],
       reason:
         "an address's transactions come newest first only: no sorting by fee or value, and the paging keys are block_number and index",
+    },
+    {
+      paths: ['/v2/smart-contracts/'],
+      onlySextant: [],
+      onlyBlockscout: ['hash'],
+      reason:
+        "a sort by balance or transaction count breaks ties by smart_contract_id, as the list's own order does, " +
+        "rather than by the address (Blockscout's hash)",
     },
     {
       paths: ['/v2/search'],

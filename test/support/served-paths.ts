@@ -41,3 +41,17 @@ export function servedRoutes(): ServedRoute[] {
 
 /** The URL of every GET route the API registers. */
 export const servedPaths = (): string[] => servedRoutes().map((route) => route.url);
+
+/** The URL of every route that takes a POST only: a form to submit. */
+export function postOnlyPaths(): string[] {
+  const app = Fastify();
+  const methods = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const known = methods.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) known.add(method);
+    methods.set(route.url, known);
+  });
+  const context = { db: null, indexerStatus: null, instanceTransfersSuccessorUrl: null } as unknown as ApiContext;
+  for (const route of apiRoutes) route(app as unknown as ApiApp, context);
+  return [...methods].filter(([, known]) => known.has('POST') && !known.has('GET')).map(([url]) => url);
+}

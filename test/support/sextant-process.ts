@@ -79,7 +79,7 @@ export interface RunningSextant {
 /** Starts `sextant start` (or `serve`) from source and waits until it says where the API listens. */
 export async function startSextant(
   env: Record<string, string>,
-  timeoutMs = 60_000,
+  timeoutMs = 120_000,
   command: 'start' | 'serve' = 'start',
 ): Promise<RunningSextant> {
   const child = spawn(process.execPath, ['--import', 'tsx', cli, command], {
@@ -117,12 +117,18 @@ export async function startSextant(
 }
 
 /**
- * Runs `sextant start` until `settled` says the work is done (`sextant index` ends once blocks and
- * traces are in, before the token stages are done), then stops it.
+ * Runs `sextant start` until `workLeft` names no work (`sextant index` ends once blocks and traces
+ * are in, before the token stages are done), then stops it. A run that does not settle names the
+ * work it left.
  */
-export async function runUntilSettled(env: Record<string, string>, settled: () => Promise<boolean>, timeoutMs = 240_000): Promise<void> {
+export async function runUntilSettled(env: Record<string, string>, workLeft: () => Promise<string[]>, timeoutMs = 240_000): Promise<void> {
   const sextant = await startSextant(env, timeoutMs);
-  const waited = await waitFor(settled, () => `sextant settled:\n${sextant.output()}`, { timeoutMs, intervalMs: 100 }).then(
+  let left: string[] = [];
+  const waited = await waitFor(
+    async () => (left = await workLeft()).length === 0,
+    () => `sextant settled; work left: ${left.join(', ')}\n${sextant.output()}`,
+    { timeoutMs, intervalMs: 100 },
+  ).then(
     () => null,
     (error: unknown) => ({ error }),
   );

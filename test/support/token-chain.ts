@@ -1,9 +1,13 @@
 import { createWalletClient, decodeEventLog, http, parseAbi, toEventSelector, type Address, type Hex } from 'viem';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
-import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
+import { startAnvil, type AnvilNode, type StartAnvilOptions } from '../../src/demo/anvil.js';
 import { DemoERC1155 } from '../../src/demo/artifacts.js';
 import { runScenario, type ScenarioResult } from '../../src/demo/scenario.js';
+import { pino } from 'pino';
 import { startIndexer } from '../../src/indexer/blocks/indexer.js';
+import { startContractCodeStage } from '../../src/indexer/stages/contract-code-stage.js';
+import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
+import { recordChainFact } from '../../src/store/chain-facts.js';
 import type { TestDatabase } from './database.js';
 import { waitForMined } from './mined.js';
 import { testIndexerOptions } from './indexer-options.js';
@@ -96,7 +100,8 @@ interface RpcLog {
   logIndex: Hex;
 }
 
-async function nodeTransfers(client: RpcClient): Promise<NodeTransfer[]> {
+/** Every token transfer the node's logs hold, decoded here. */
+export async function nodeTransfers(client: RpcClient): Promise<NodeTransfer[]> {
   const logs = await client.request<RpcLog[]>('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]);
   const transfers: NodeTransfer[] = [];
   for (const log of logs) {
@@ -164,8 +169,8 @@ async function nodeTransfers(client: RpcClient): Promise<NodeTransfer[]> {
 }
 
 /** The chain above on a new anvil; if it cannot be set up, anvil is stopped (else the test file would never end). */
-export async function startTokenChain(): Promise<TokenChain> {
-  const anvil = await startAnvil();
+export async function startTokenChain(anvilOptions: StartAnvilOptions = {}): Promise<TokenChain> {
+  const anvil = await startAnvil(anvilOptions);
   try {
     const scenario = await runScenario(anvil.rpcUrl);
     await sendBatches(anvil.rpcUrl, scenario);
@@ -182,4 +187,31 @@ export async function indexTokenChain(chain: TokenChain, db: TestDatabase): Prom
   const head = BigInt(await chain.client.request<string>('eth_blockNumber', []));
   const indexer = startIndexer(await testIndexerOptions(db, chain.client, head));
   await indexer.done;
+}
+
+/**
+ * Indexes the whole chain as `sextant start` leaves it for verification: its chain id recorded, every
+ * block traced (so that contracts created by contracts are known) and every contract's code read.
+ */
+export async function indexTokenChainWithContracts(chain: TokenChain, db: TestDatabase): Promise<void> {
+  await indexTokenChain(chain, db);
+  await recordChainFact(db.pool, 'chain_id', String(chain.scenario.chainId));
+  const logger = pino({ level: 'silent' });
+  const backoff = { initialMs: 10, maxMs: 100 };
+  const traces = startTraceStage({
+    pool: db.pool,
+    client: chain.client,
+    traceMethod: 'trace_block',
+    logger,
+    batchSize: 5,
+    concurrency: 2,
+    pollIntervalMs: 20,
+    backoff,
+  });
+  await traces.drained();
+  await traces.stop();
+  // After the traces: the contracts they mark are read too.
+  const code = startContractCodeStage({ pool: db.pool, client: chain.client, logger, batchSize: 50, pollIntervalMs: 20, backoff });
+  await code.drained();
+  await code.stop();
 }

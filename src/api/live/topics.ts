@@ -4,17 +4,27 @@
  */
 export const topics = {
   newBlock: 'blocks:new_block',
+  /** The share of the blocks indexed. */
+  blocksIndexing: 'blocks:indexing',
+  /** The share of the blocks traced. */
+  tracesIndexing: 'blocks:indexing_internal_transactions',
   newTransaction: 'transactions:new_transaction',
   newPendingTransaction: 'transactions:new_pending_transaction',
 } as const;
 
-/** Topics of one address: `blocks:` (the blocks it mined) and `addresses:` (its transactions, transfers and balance). */
-export const addressTopicPrefixes = { miner: 'blocks:', address: 'addresses:' } as const;
+/**
+ * Topics of one address: `blocks:` (the blocks it mined), `addresses:` (its transactions, transfers
+ * and balance) and `tokens:` (the transfers of the token it is).
+ */
+export const addressTopicPrefixes = { miner: 'blocks:', address: 'addresses:', token: 'tokens:' } as const;
+
+/** The topic of one transaction, by hash: `transactions:0x…` (it was mined). */
+export const transactionTopicPrefix = 'transactions:';
 
 const fixedTopics = new Set<string>([
   topics.newBlock,
-  'blocks:indexing',
-  'blocks:indexing_internal_transactions',
+  topics.blocksIndexing,
+  topics.tracesIndexing,
   topics.newTransaction,
   topics.newPendingTransaction,
   'transactions:stats',
@@ -44,4 +54,11 @@ export function topicAddress(topic: string, prefix: string): string | null {
   if (!topic.startsWith(prefix)) return null;
   const rest = topic.slice(prefix.length);
   return addressPattern.test(rest) ? rest.toLowerCase() : null;
+}
+
+/** The transaction hash a transaction topic names, in lower case; null for any other topic. */
+export function topicTransactionHash(topic: string): string | null {
+  if (!topic.startsWith(transactionTopicPrefix)) return null;
+  const rest = topic.slice(transactionTopicPrefix.length);
+  return hashPattern.test(rest) ? rest.toLowerCase() : null;
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Hex } from '../../model.js';
 import { listAddressLogs } from '../../store/read/logs.js';
+import { decodeLogs } from '../contract-decoding.js';
 import { addressLogsKeyset, fetchSize, nextPageParamsSchema } from '../paging.js';
 import type { ApiRoute } from '../route.js';
 import { AddressHashParam } from '../schemas.js';
@@ -30,7 +31,8 @@ export const addressLogsRoute: ApiRoute = (app, { db }) => {
       const topic = query.topic === undefined || query.topic === '' ? null : (query.topic.toLowerCase() as Hex);
       const address = request.params.address_hash.toLowerCase() as Hex;
       const { items, nextPageParams } = addressLogsKeyset.page(await listAddressLogs(db, address, topic, after, fetchSize));
-      return { items: items.map((item) => logView(item, null)), next_page_params: nextPageParams };
+      const decoded = await decodeLogs(db, items);
+      return { items: items.map((item, i) => logView(item, null, decoded[i]!)), next_page_params: nextPageParams };
     },
   );
 };

@@ -6,7 +6,8 @@ import { fetchSize, nextPageParamsSchema, tokenTransfersKeyset } from '../paging
 import type { ApiRoute } from '../route.js';
 import { AddressHashParam } from '../schemas.js';
 import { parseTokenTypes, tokenTypes } from '../token-types.js';
-import { TokenTransferSchema, tokenTransferView } from '../views/token-transfer.js';
+import { listedTokenTransfers } from '../token-transfer-lists.js';
+import { TokenTransferSchema } from '../views/token-transfer.js';
 
 const Params = Type.Object({ address_hash: AddressHashParam });
 
@@ -41,7 +42,7 @@ export const addressTokenTransfersRoute: ApiRoute = (app, { db }) => {
         token: (query.token?.toLowerCase() as Hex | undefined) ?? null,
       };
       const { items, nextPageParams } = tokenTransfersKeyset.page(await listAddressTokenTransfers(db, address, filters, after, fetchSize));
-      return { items: items.map(tokenTransferView), next_page_params: nextPageParams };
+      return { items: await listedTokenTransfers(db, items), next_page_params: nextPageParams };
     },
   );
 };

@@ -6,7 +6,8 @@ import { parseChoice, requireValid } from '../filters.js';
 import { fetchSize, nextPageParamsSchema, transactionsKeyset } from '../paging.js';
 import type { ApiRoute } from '../route.js';
 import { AddressHashParam } from '../schemas.js';
-import { TransactionSchema, transactionView } from '../views/transaction.js';
+import { listedTransactions } from '../transaction-lists.js';
+import { TransactionSchema } from '../views/transaction.js';
 
 const Params = Type.Object({ address_hash: AddressHashParam });
 
@@ -37,7 +38,7 @@ export const addressTransactionsRoute: ApiRoute = (app, { db }) => {
         listAddressTransactions(db, address, direction === 'either' ? null : direction, after, fetchSize),
       ]);
       const { items, nextPageParams } = transactionsKeyset.page(fetched);
-      return { items: items.map((item) => transactionView(item, timing)), next_page_params: nextPageParams };
+      return { items: await listedTransactions(db, items, timing), next_page_params: nextPageParams };
     },
   );
 };

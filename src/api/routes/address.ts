@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Address } from '../../model.js';
 import { countAddressTabs, findAddressCounters, findAddressSummary } from '../../store/read/addresses.js';
+import { readCoinMarket } from '../../store/read/market.js';
 import { fetchSize } from '../paging.js';
 import type { ApiRoute } from '../route.js';
 import { AddressHashParam } from '../schemas.js';
@@ -19,9 +20,10 @@ const addressOf = (hash: string) => hash.toLowerCase() as Address;
 
 /** The address page: an address nothing indexed mentions is a 200 with empty fields, as in Blockscout. */
 export const addressRoute: ApiRoute = (app, { db }) => {
-  app.get('/api/v2/addresses/:address_hash', { schema: { params: Params, response: { 200: AddressSchema } } }, async (request) =>
-    addressView(await findAddressSummary(db, addressOf(request.params.address_hash))),
-  );
+  app.get('/api/v2/addresses/:address_hash', { schema: { params: Params, response: { 200: AddressSchema } } }, async (request) => {
+    const [summary, coin] = await Promise.all([findAddressSummary(db, addressOf(request.params.address_hash)), readCoinMarket(db)]);
+    return addressView(summary, coin?.fiatValue ?? null);
+  });
 };
 
 /** The address page's counters, kept with the indexed blocks (address_counters). */

@@ -4,7 +4,8 @@ import { listBlockTransactions } from '../../store/read/transactions.js';
 import { fetchSize, nextPageParamsSchema, transactionsKeyset } from '../paging.js';
 import type { ApiRoute } from '../route.js';
 import { BlockNumberOrHashParam } from '../schemas.js';
-import { TransactionSchema, transactionView } from '../views/transaction.js';
+import { listedTransactions } from '../transaction-lists.js';
+import { TransactionSchema } from '../views/transaction.js';
 import { resolveBlock } from './block-withdrawals.js';
 
 const Params = Type.Object({ block_number_or_hash: BlockNumberOrHashParam });
@@ -26,7 +27,7 @@ export const blockTransactionsRoute: ApiRoute = (app, { db }) => {
       const block = await resolveBlock(db, request.params.block_number_or_hash);
       const [timing, fetched] = await Promise.all([readChainTiming(db), listBlockTransactions(db, block, after, fetchSize)]);
       const { items, nextPageParams } = transactionsKeyset.page(fetched);
-      return { items: items.map((item) => transactionView(item, timing)), next_page_params: nextPageParams };
+      return { items: await listedTransactions(db, items, timing), next_page_params: nextPageParams };
     },
   );
 };

@@ -3,6 +3,7 @@ import { type BlockListKind, listBlocks } from '../../store/read/blocks.js';
 import { parseChoice, requireValid } from '../filters.js';
 import { blocksValidatedKeyset, fetchSize, nextPageParamsSchema } from '../paging.js';
 import type { ApiRoute } from '../route.js';
+import { headChanges } from '../shared-answers.js';
 import { BlockSchema, blockView } from '../views/block.js';
 
 const blockTypes = ['block', 'uncle', 'reorg'] as const;
@@ -24,10 +25,17 @@ const kinds: Record<(typeof blockTypes)[number], BlockListKind> = { block: 'cons
  * lost consensus in a reorg, type=uncle the uncles the consensus blocks list.
  */
 export const blocksRoute: ApiRoute = (app, { db }) => {
-  app.get('/api/v2/blocks', { schema: { querystring: Querystring, response: { 200: Response } } }, async (request) => {
-    const { type } = requireValid({ type: parseChoice('type', request.query.type, blockTypes, 'block') });
-    const after = blocksValidatedKeyset.parse(request.query);
-    const { items, nextPageParams } = blocksValidatedKeyset.page(await listBlocks(db, kinds[type], after, fetchSize));
-    return { items: items.map(blockView), next_page_params: nextPageParams };
-  });
+  app.get(
+    '/api/v2/blocks',
+    {
+      schema: { querystring: Querystring, response: { 200: Response } },
+      config: { sharedAnswer: { changedBy: [...headChanges, 'traced', 'verification'], defaults: { type: 'block' } } },
+    },
+    async (request) => {
+      const { type } = requireValid({ type: parseChoice('type', request.query.type, blockTypes, 'block') });
+      const after = blocksValidatedKeyset.parse(request.query);
+      const { items, nextPageParams } = blocksValidatedKeyset.page(await listBlocks(db, kinds[type], after, fetchSize));
+      return { items: items.map(blockView), next_page_params: nextPageParams };
+    },
+  );
 };

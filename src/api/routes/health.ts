@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { IndexerStatus, IndexingProgress, StageProgress } from '../../model.js';
 import { type BulkLoadState, readBulkLoad } from '../../store/read/bulk-load.js';
 import { readIndexedHead } from '../../store/read/chain.js';
+import { type OffchainSourceState, readOffchainSources } from '../../store/read/market.js';
 import { type ReplicaState, readReplicaState } from '../../store/read/replication.js';
 import type { ApiRoute } from '../route.js';
 import { Nullable } from '../schemas.js';
@@ -42,6 +43,16 @@ const BulkLoadSchema = Type.Object({
   steps_total: Nullable(Type.Integer()),
 });
 
+/** An outside source an indexer fetches from (the price source, the token list), as its last fetches left it. */
+const OffchainSourceSchema = Type.Object({
+  name: Type.String(),
+  available: Type.Boolean(),
+  last_success_at: Nullable(Type.String()),
+  last_failure_at: Nullable(Type.String()),
+  last_error: Nullable(Type.String()),
+  consecutive_failures: Type.Integer(),
+});
+
 const Response = Type.Object({
   status: Type.Literal('ok'),
   indexed_head: Nullable(Type.Integer()),
@@ -49,6 +60,7 @@ const Response = Type.Object({
   progress: Nullable(Type.Object({ catch_up: Nullable(StageProgressSchema), traces: Nullable(StageProgressSchema) })),
   replica: Nullable(ReplicaSchema),
   bulk_load: Nullable(BulkLoadSchema),
+  offchain_sources: Type.Array(OffchainSourceSchema),
 });
 
 const stageView = (stage: StageProgress | null) =>
@@ -92,17 +104,32 @@ const bulkLoadView = (state: BulkLoadState) => ({
   steps_total: state.stepsTotal,
 });
 
+const offchainSourceView = (state: OffchainSourceState) => ({
+  name: state.name,
+  available: state.consecutiveFailures === 0,
+  last_success_at: state.lastSuccessAt?.toISOString() ?? null,
+  last_failure_at: state.lastFailureAt?.toISOString() ?? null,
+  last_error: state.lastError,
+  consecutive_failures: state.consecutiveFailures,
+});
+
 /**
  * 200 with the highest indexed block and, when an indexer runs beside the API, its state: whether
  * the node and the database answer it (with the failure while one does not), its last failure,
  * the pace of the catch-up and of the trace stage, as the progress bar or log line shows it, and,
  * when the API reads a streaming replica, how far that replica is behind, and the phase of a bulk load
- * of history while one runs.
+ * of history while one runs, and the state of each outside source an indexer fetches from (the price
+ * source, the token list): a failing one keeps serving its last values, and says so here.
  * 503 when the API cannot reach the database.
  */
 export const healthRoute: ApiRoute = (app, { db, indexerStatus, progress }) => {
   app.get('/health', { schema: { response: { 200: Response } } }, async (_request, reply) => {
-    const [head, replica, bulkLoad] = await Promise.all([readIndexedHead(db), readReplicaState(db), readBulkLoad(db)]);
+    const [head, replica, bulkLoad, sources] = await Promise.all([
+      readIndexedHead(db),
+      readReplicaState(db),
+      readBulkLoad(db),
+      readOffchainSources(db),
+    ]);
     void reply.header('cache-control', 'no-store');
     return {
       status: 'ok' as const,
@@ -111,6 +138,7 @@ export const healthRoute: ApiRoute = (app, { db, indexerStatus, progress }) => {
       progress: progress === null ? null : progressView(progress),
       replica: replica === null ? null : replicaView(replica),
       bulk_load: bulkLoad === null ? null : bulkLoadView(bulkLoad),
+      offchain_sources: sources.map(offchainSourceView),
     };
   });
 };

@@ -1,16 +1,23 @@
 import { Type } from '@sinclair/typebox';
-import { findBlockByNumber, findBlocksByHash, findTokenByExactName, findTransactionsByHash } from '../../store/read/search.js';
+import {
+  findAddressByEnsName,
+  findBlockByNumber,
+  findBlocksByHash,
+  findTokenByExactName,
+  findTransactionsByHash,
+} from '../../store/read/search.js';
 import type { Db } from '../../store/read/sql.js';
 import type { ApiRoute } from '../route.js';
-import { SearchQueryParam, type SearchQuery, parseSearchQuery } from '../search-query.js';
+import { SearchQueryParam, type SearchQuery, ensNameQuery, parseSearchQuery } from '../search-query.js';
 import { type Redirect, RedirectSchema, noRedirect, redirectView } from '../views/search-result.js';
 
 const Querystring = Type.Object({ q: SearchQueryParam });
 
 /**
  * The page a query leads straight to, as Blockscout's from_param finds it: any address; the transaction,
- * else the block, of a hash; the consensus block of a height (by its hash); the token whose name or
- * symbol the query is, in any case (its address page). Anything else, an ENS name included, leads nowhere.
+ * else the block, of a hash; the consensus block of a height (by its hash); the address whose primary
+ * ENS name the query is; the token whose name or symbol the query is, in any case (its address page).
+ * Anything else leads nowhere.
  */
 async function redirectFor(db: Db, query: SearchQuery, text: string): Promise<Redirect> {
   switch (query.kind) {
@@ -28,6 +35,9 @@ async function redirectFor(db: Db, query: SearchQuery, text: string): Promise<Re
     }
     case 'words':
     case 'none': {
+      const name = ensNameQuery(text);
+      const named = name === null ? null : await findAddressByEnsName(db, name);
+      if (named !== null) return redirectView('address', named);
       const token = await findTokenByExactName(db, text);
       return token === null ? noRedirect : redirectView('address', token);
     }

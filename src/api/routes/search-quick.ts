@@ -8,7 +8,8 @@ import { SearchResultSchema, type SearchResultItem, searchResultView } from '../
 
 const Querystring = Type.Object({ q: SearchQueryParam });
 
-// As Blockscout's quick search: a query of fewer bytes finds nothing.
+// As Blockscout's quick search, a query of fewer bytes finds nothing, but for a block number (which
+// Blockscout's search reads as one whatever its length, and its frontend offers as a block to go to).
 const minQueryBytes = 3;
 
 /**
@@ -20,9 +21,9 @@ export const searchQuickRoute: ApiRoute = (app, { db }) => {
     '/api/v2/search/quick',
     { schema: { querystring: Querystring, response: { 200: Type.Array(SearchResultSchema) } } },
     async (request) => {
-      if (Buffer.byteLength(request.query.q) < minQueryBytes) return [];
       const query = parseSearchQuery(request.query.q);
-      const categories: SearchResultItem[][] = await exactMatches(db, query);
+      if (Buffer.byteLength(request.query.q) < minQueryBytes && query.kind !== 'number') return [];
+      const categories: SearchResultItem[][] = await exactMatches(db, query, request.query.q);
       const words = tokenWords(query);
       if (words !== null) {
         categories.push((await searchTokens(db, words, null, pageSize)).map((token) => ({ type: 'token' as const, token })));

@@ -25,7 +25,7 @@ export const searchRoute: ApiRoute = (app, { db }) => {
   app.get('/api/v2/search', { schema: { querystring: Querystring, response: { 200: Response } } }, async (request) => {
     const query = parseSearchQuery(request.query.q);
     const after = searchTokensKeyset.parse(request.query);
-    const others = after === null ? (await exactMatches(db, query)).flat() : [];
+    const others = after === null ? (await exactMatches(db, query, request.query.q)).flat() : [];
     const words = tokenWords(query);
     const tokens = words === null ? [] : await searchTokens(db, words, after, fetchSize);
     const shownTokens = tokens.slice(0, Math.max(0, pageSize - others.length));

@@ -6,7 +6,8 @@ import { NotFoundError } from '../errors.js';
 import { fetchSize, instanceTransfersKeyset, nextPageParamsSchema } from '../paging.js';
 import type { ApiRoute } from '../route.js';
 import { AddressHashParam } from '../schemas.js';
-import { TokenTransferSchema, tokenTransferView } from '../views/token-transfer.js';
+import { listedTokenTransfers } from '../token-transfer-lists.js';
+import { TokenTransferSchema } from '../views/token-transfer.js';
 
 const Params = Type.Object({
   address_hash: AddressHashParam,
@@ -44,7 +45,7 @@ export const tokenInstanceTransfersRoute: ApiRoute = (app, { db, instanceTransfe
       const { items, nextPageParams } = instanceTransfersKeyset.page(
         await listInstanceTokenTransfers(db, address, BigInt(request.params.id), after, fetchSize),
       );
-      return { items: items.map(tokenTransferView), next_page_params: nextPageParams };
+      return { items: await listedTokenTransfers(db, items), next_page_params: nextPageParams };
     },
   );
 };

@@ -4,7 +4,8 @@ import { listTokenTokenTransfers } from '../../store/read/token-transfers.js';
 import { fetchSize, nextPageParamsSchema, tokenTransfersKeyset } from '../paging.js';
 import type { ApiRoute } from '../route.js';
 import { TokenParams, requireToken } from '../token-pages.js';
-import { TokenTransferSchema, tokenTransferView } from '../views/token-transfer.js';
+import { listedTokenTransfers } from '../token-transfer-lists.js';
+import { TokenTransferSchema } from '../views/token-transfer.js';
 
 const Querystring = Type.Object({ ...tokenTransfersKeyset.querystring });
 
@@ -24,7 +25,7 @@ export const tokenTransfersRoute: ApiRoute = (app, { db }) => {
       const { items, nextPageParams } = tokenTransfersKeyset.page(
         await listTokenTokenTransfers(db, token.address.toLowerCase() as Hex, after, fetchSize),
       );
-      return { items: items.map(tokenTransferView), next_page_params: nextPageParams };
+      return { items: await listedTokenTransfers(db, items), next_page_params: nextPageParams };
     },
   );
 };

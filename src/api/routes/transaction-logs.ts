@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Hex } from '../../model.js';
 import { listTransactionLogs } from '../../store/read/logs.js';
+import { decodeLogs } from '../contract-decoding.js';
 import { NotFoundError } from '../errors.js';
 import { fetchSize, nextPageParamsSchema, transactionLogsKeyset } from '../paging.js';
 import type { ApiRoute } from '../route.js';
@@ -27,7 +28,8 @@ export const transactionLogsRoute: ApiRoute = (app, { db }) => {
       if (found === null) throw new NotFoundError();
       if (found === 'pending') return { items: [], next_page_params: null };
       const { items, nextPageParams } = transactionLogsKeyset.page(found.logs);
-      return { items: items.map((item) => logView(item, found.to)), next_page_params: nextPageParams };
+      const decoded = await decodeLogs(db, items);
+      return { items: items.map((item, i) => logView(item, found.to, decoded[i]!)), next_page_params: nextPageParams };
     },
   );
 };

@@ -8,7 +8,8 @@ import { fetchSize, nextPageParamsSchema, tokenTransfersKeyset } from '../paging
 import type { ApiRoute } from '../route.js';
 import { FullHashParam } from '../schemas.js';
 import { parseTokenTypes, tokenTypes } from '../token-types.js';
-import { TokenTransferSchema, tokenTransferView } from '../views/token-transfer.js';
+import { listedTokenTransfers } from '../token-transfer-lists.js';
+import { TokenTransferSchema } from '../views/token-transfer.js';
 
 const Params = Type.Object({ transaction_hash: FullHashParam });
 
@@ -37,7 +38,7 @@ export const transactionTokenTransfersRoute: ApiRoute = (app, { db }) => {
       const { items, nextPageParams } = tokenTransfersKeyset.page(
         await listTransactionTokenTransfers(db, position, types, after, fetchSize),
       );
-      return { items: items.map(tokenTransferView), next_page_params: nextPageParams };
+      return { items: await listedTokenTransfers(db, items), next_page_params: nextPageParams };
     },
   );
 };

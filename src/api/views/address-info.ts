@@ -3,9 +3,26 @@ import type { AddressItem } from '../../store/read/sql.js';
 import { Nullable } from '../schemas.js';
 import { checksumAddress } from './checksum-address.js';
 
+/** One of an address's public tags, as Blockscout renders them. */
+export const PublicTagSchema = Type.Object({ address_hash: Type.String(), display_name: Type.String(), label: Type.String() });
+
+/** An address's tags in the shape of Blockscout's metadata service. */
+export const AddressMetadataSchema = Type.Object({
+  tags: Type.Array(
+    Type.Object({
+      meta: Nullable(Type.Object({}, { additionalProperties: true })),
+      name: Type.String(),
+      ordinal: Type.Integer(),
+      slug: Type.String(),
+      tagType: Type.String(),
+    }),
+  ),
+});
+
 /**
- * An embedded address (from, to, miner, receiver, created_contract), keys in alphabetical order.
- * Names, tags, proxies, verification and ENS are not indexed: their values are null or [].
+ * An embedded address (from, to, miner, receiver, created_contract), keys in alphabetical order. Its
+ * contract's name, verification and proxy, its primary ENS name and its tags are filled in once the
+ * answer is built (contract-facts.ts); private tags and watchlists are not kept: always [].
  */
 export const AddressInfoSchema = Type.Object({
   ens_domain_name: Nullable(Type.String()),
@@ -15,11 +32,11 @@ export const AddressInfoSchema = Type.Object({
   is_contract: Type.Boolean(),
   is_scam: Type.Boolean(),
   is_verified: Nullable(Type.Boolean()),
-  metadata: Nullable(Type.Object({})),
+  metadata: Nullable(AddressMetadataSchema),
   name: Nullable(Type.String()),
   private_tags: Type.Array(Type.Object({})),
   proxy_type: Nullable(Type.String()),
-  public_tags: Type.Array(Type.Object({})),
+  public_tags: Type.Array(PublicTagSchema),
   reputation: Type.String(),
   watchlist_names: Type.Array(Type.Object({})),
 });
@@ -34,7 +51,8 @@ export function addressInfo(address: AddressItem): AddressInfo {
     implementations: [],
     is_contract: address.isContract === true,
     is_scam: false,
-    is_verified: null,
+    // As Blockscout, whose every indexed address has a row: false unless its contract is verified.
+    is_verified: false,
     metadata: null,
     name: null,
     private_tags: [],

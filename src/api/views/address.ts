@@ -7,8 +7,9 @@ import { TokenSchema, tokenView } from './token.js';
 
 /**
  * Blockscout's AddressResponse: the address as embedded elsewhere, with the page's own members. Names,
- * tags, proxies, verification, ENS, watchlists and market data are not indexed: null or []. coin_balance and block_number_balance_updated_at
- * come from the latest read of the native balance (null until the coin balance stage has read it).
+ * tags, proxies, verification, ENS and watchlists are not indexed: null or []. exchange_rate is the
+ * coin's price from the price source. coin_balance and block_number_balance_updated_at come from the
+ * latest read of the native balance (null until the coin balance stage has read it).
  */
 export const AddressSchema = Type.Object({
   ...BareAddressInfoSchema.properties,
@@ -27,7 +28,8 @@ export const AddressSchema = Type.Object({
   watchlist_address_id: Nullable(Type.Integer()),
 });
 
-export function addressView(address: AddressSummaryItem): Static<typeof AddressSchema> {
+/** `exchangeRate`: the coin's price from the price source, as Blockscout gives it on the address page. */
+export function addressView(address: AddressSummaryItem, exchangeRate: string | null): Static<typeof AddressSchema> {
   const creation = address.creation;
   return {
     ...bareAddressInfo(address),
@@ -36,7 +38,7 @@ export function addressView(address: AddressSummaryItem): Static<typeof AddressS
     creation_status: creation === null ? null : creation.succeeded ? 'success' : 'failed',
     creation_transaction_hash: creation?.transactionHash ?? null,
     creator_address_hash: creation === null ? null : checksumAddress(creation.creator),
-    exchange_rate: null,
+    exchange_rate: exchangeRate,
     has_beacon_chain_withdrawals: address.hasWithdrawals,
     has_logs: address.hasLogs,
     has_token_transfers: address.hasTokenTransfers,

@@ -10,7 +10,7 @@ export const IndexingStatusSchema = Type.Object({
   indexed_internal_transactions_ratio: Nullable(Type.Number()),
 });
 
-type IndexingStatus = Static<typeof IndexingStatusSchema>;
+export type IndexingStatus = Static<typeof IndexingStatusSchema>;
 
 /** part / whole, rounded down to two decimals: 1 only when nothing is missing. */
 const ratio = (part: bigint, whole: bigint): number => Number((part * 100n) / whole) / 100;

@@ -7,12 +7,15 @@ import { checksumAddress } from './checksum-address.js';
 
 /**
  * What search finds, as Blockscout's SearchView renders each kind, keys in alphabetical order, with its
- * frontend's page (`url`) and Blockscout's priority (blocks 3, tokens 2, the rest 0). Sextant verifies no
- * contracts, certifies nothing and reads no market data or names of addresses: those fields are false or null.
+ * frontend's page (`url`) and Blockscout's priority (blocks 3, tokens 2, the rest 0). Sextant certifies
+ * nothing: those fields are false; a token's market figures are the price source's. Verification,
+ * names and ENS names are filled in once the answer is built (contract-facts.ts).
  */
 export type SearchResultItem =
   | { type: 'token'; token: TokenItem }
   | { type: 'address'; address: Address }
+  /** An address found by its primary ENS name. */
+  | { type: 'ens_domain'; address: Address; name: string }
   | { type: 'block'; block: SearchBlockItem }
   | { type: 'transaction'; transaction: SearchTransactionItem };
 
@@ -35,15 +38,44 @@ const TokenResultSchema = Type.Object({
   type: StringEnum(['token']),
 });
 
+/** A name of an address as Blockscout's name service describes it; no expiry is read (null). */
+const EnsInfoSchema = Type.Object({
+  address_hash: Type.String(),
+  expiry_date: Type.Null(),
+  name: Type.String(),
+  names_count: Type.Integer(),
+});
+
+export type EnsInfo = Static<typeof EnsInfoSchema>;
+
+export const ensInfo = (addressHash: string, name: string): EnsInfo => ({
+  address_hash: addressHash,
+  expiry_date: null,
+  name,
+  names_count: 1,
+});
+
 const AddressResultSchema = Type.Object({
   address_hash: Type.String(),
   certified: Type.Boolean(),
-  ens_info: Type.Null(),
+  ens_info: Nullable(EnsInfoSchema),
   is_smart_contract_verified: Type.Boolean(),
   name: Nullable(Type.String()),
   priority: Type.Integer(),
   reputation: Type.String(),
   type: StringEnum(['address']),
+  url: Type.String(),
+});
+
+const EnsDomainResultSchema = Type.Object({
+  address_hash: Type.String(),
+  certified: Type.Boolean(),
+  ens_info: EnsInfoSchema,
+  is_smart_contract_verified: Type.Boolean(),
+  name: Nullable(Type.String()),
+  priority: Type.Integer(),
+  reputation: Type.String(),
+  type: StringEnum(['ens_domain']),
   url: Type.String(),
 });
 
@@ -65,7 +97,13 @@ const TransactionResultSchema = Type.Object({
   url: Type.String(),
 });
 
-export const SearchResultSchema = Type.Union([TokenResultSchema, AddressResultSchema, BlockResultSchema, TransactionResultSchema]);
+export const SearchResultSchema = Type.Union([
+  TokenResultSchema,
+  AddressResultSchema,
+  EnsDomainResultSchema,
+  BlockResultSchema,
+  TransactionResultSchema,
+]);
 
 export type SearchResult = Static<typeof SearchResultSchema>;
 
@@ -77,9 +115,9 @@ export function searchResultView(item: SearchResultItem): SearchResult {
         address_hash: address,
         address_url: `/address/${address}`,
         certified: false,
-        circulating_market_cap: null,
-        exchange_rate: null,
-        icon_url: null,
+        circulating_market_cap: item.token.circulatingMarketCap,
+        exchange_rate: item.token.exchangeRate,
+        icon_url: item.token.iconUrl,
         is_smart_contract_verified: false,
         is_verified_via_admin_panel: false,
         name: item.token.name,
@@ -103,6 +141,20 @@ export function searchResultView(item: SearchResultItem): SearchResult {
         priority: 0,
         reputation: 'ok',
         type: 'address',
+        url: `/address/${address}`,
+      };
+    }
+    case 'ens_domain': {
+      const address = checksumAddress(item.address);
+      return {
+        address_hash: address,
+        certified: false,
+        ens_info: ensInfo(address, item.name),
+        is_smart_contract_verified: false,
+        name: null,
+        priority: 0,
+        reputation: 'ok',
+        type: 'ens_domain',
         url: `/address/${address}`,
       };
     }

@@ -17,7 +17,8 @@ export const TokenInstanceSchema = Type.Object({
   is_unique: Nullable(Type.Boolean()),
   media_type: Type.Null(),
   media_url: Nullable(Type.String()),
-  metadata: Nullable(Type.Unknown()),
+  // Any JSON object: typed, so that a schema holding it can be compiled for validation too (a union beside it needs that).
+  metadata: Nullable(Type.Object({}, { additionalProperties: true })),
   owner: Nullable(AddressInfoSchema),
   thumbnails: Type.Null(),
   token: Nullable(TokenSchema),

@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type Address, ZERO_ADDRESS } from '../../model.js';
 import type { TokenTransferItem } from '../../store/read/token-transfers.js';
-import { calledMethod } from '../known-methods.js';
 import { Nullable, Timestamp, decimal } from '../schemas.js';
 import { AddressInfoSchema, addressInfo } from './address-info.js';
 import { TokenInstanceSchema, tokenInstanceView } from './token-instance.js';
@@ -49,14 +48,14 @@ function total(item: TokenTransferItem): TokenTransfer['total'] {
   return { decimals, token_id: tokenId, token_instance: instance, value };
 }
 
-export function tokenTransferView(item: TokenTransferItem): TokenTransfer {
+/** `method`: the method the transaction that made the transfer called (src/api/token-transfer-lists.ts). */
+export function tokenTransferView(item: TokenTransferItem, method: string | null): TokenTransfer {
   return {
     block_hash: item.blockHash,
     block_number: item.blockNumber,
     from: addressInfo(item.from),
     log_index: item.logIndex,
-    // The called method of the transaction that made the transfer.
-    method: calledMethod(item.input),
+    method,
     timestamp: item.timestamp,
     to: addressInfo(item.to),
     token: tokenView(item.token),

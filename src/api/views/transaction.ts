@@ -3,13 +3,19 @@ import type { ChainTiming } from '../../store/read/chain.js';
 import type { TokenTransferItem } from '../../store/read/token-transfers.js';
 import { type TransactionItem, type TransactionKind, transactionKinds } from '../../store/read/transactions.js';
 import type { AuthorizationItem, BlobFieldsItem } from '../../store/read/typed-transactions.js';
-import { calledMethod } from '../known-methods.js';
+import type { DecodedInput } from '../../decoding/index.js';
+import type { DecodedTransaction } from '../contract-decoding.js';
+import { methodName } from '../known-methods.js';
 import { DecimalString, HexString, Nullable, StringEnum, Timestamp, decimal } from '../schemas.js';
 import { type AddressInfo, AddressInfoSchema, addressInfo } from './address-info.js';
 import { checksumAddress } from './checksum-address.js';
+import { DecodedInputSchema } from './decoded.js';
 import { TokenTransferSchema, tokenTransferView } from './token-transfer.js';
 
-/** A transaction as list endpoints render it (token_transfers and decoded input are not part of lists). */
+/** What a reverted transaction's revert_reason is: decoded on its page, its raw data in lists. */
+const RevertReasonSchema = Type.Union([DecodedInputSchema, Type.Object({ raw: Nullable(HexString) }), Type.Null()]);
+
+/** A transaction as list endpoints render it (token_transfers are not part of lists). */
 export const TransactionSchema = Type.Object({
   actions: Type.Array(Type.Object({})),
   authorization_list: Type.Array(Type.Object({})),
@@ -18,8 +24,9 @@ export const TransactionSchema = Type.Object({
   confirmation_duration: Type.Array(Type.Number()),
   confirmations: Type.Integer(),
   created_contract: Nullable(AddressInfoSchema),
-  decoded_input: Type.Null(),
-  exchange_rate: Type.Null(),
+  decoded_input: Nullable(DecodedInputSchema),
+  // The coin's current price, as Blockscout gives it (null without a price source).
+  exchange_rate: Nullable(Type.String()),
   fee: Type.Object({ type: StringEnum(['actual', 'maximum']), value: Nullable(DecimalString) }),
   fhe_operations_count: Type.Integer(),
   from: AddressInfoSchema,
@@ -39,7 +46,7 @@ export const TransactionSchema = Type.Object({
   priority_fee: Nullable(DecimalString),
   raw_input: HexString,
   result: Type.String(),
-  revert_reason: Nullable(Type.Object({ raw: Nullable(HexString) })),
+  revert_reason: RevertReasonSchema,
   status: Nullable(StringEnum(['ok', 'error'])),
   timestamp: Nullable(Timestamp),
   to: Nullable(AddressInfoSchema),
@@ -92,8 +99,13 @@ function result(item: TransactionItem): string {
   return 'awaiting_internal_transactions';
 }
 
-/** The called method: its name when known, else its selector; null unless the input calls a contract. */
-const method = (item: TransactionItem): string | null => (item.to?.isContract === true ? calledMethod(item.input) : null);
+/**
+ * The called method: the decoded function's name; else its name when known, else its selector; null
+ * unless the input calls a contract.
+ */
+function method(item: TransactionItem, decoded: DecodedInput | null): string | null {
+  return decoded !== null || item.to?.isContract === true ? methodName(decoded, item.input) : null;
+}
 
 function transactionTypes(item: TransactionItem): TransactionKind[] {
   const applies: Record<TransactionKind, boolean> = {
@@ -108,7 +120,16 @@ function transactionTypes(item: TransactionItem): TransactionKind[] {
 
 const embedded = (address: TransactionItem['to']): AddressInfo | null => (address === null ? null : addressInfo(address));
 
-export function transactionView(item: TransactionItem, timing: ChainTiming): Transaction {
+/**
+ * `decodedInput`: the input decoded with its contract's ABI or a candidate of contract_methods
+ * (src/api/contract-decoding.ts); `exchangeRate`: the coin's price from the price source.
+ */
+export function transactionView(
+  item: TransactionItem,
+  timing: ChainTiming,
+  decodedInput: DecodedInput | null,
+  exchangeRate: string | null,
+): Transaction {
   const mined = item.blockNumber !== null;
   const outcome = result(item);
   return {
@@ -119,8 +140,8 @@ export function transactionView(item: TransactionItem, timing: ChainTiming): Tra
     confirmation_duration: mined && timing.averageBlockTimeMs !== null ? [0, timing.averageBlockTimeMs] : [],
     confirmations: mined ? Math.max(1 + (timing.head ?? item.blockNumber) - item.blockNumber, 1) : 0,
     created_contract: embedded(item.createdContract),
-    decoded_input: null,
-    exchange_rate: null,
+    decoded_input: decodedInput,
+    exchange_rate: exchangeRate,
     fee: fee(item),
     fhe_operations_count: 0,
     from: addressInfo(item.from),
@@ -133,7 +154,7 @@ export function transactionView(item: TransactionItem, timing: ChainTiming): Tra
     is_pending_update: mined ? false : null,
     max_fee_per_gas: decimal(item.maxFeePerGas),
     max_priority_fee_per_gas: decimal(item.maxPriorityFeePerGas),
-    method: method(item),
+    method: method(item, decodedInput),
     nonce: item.nonce,
     position: item.index,
     priority_fee: decimal(priorityFee(item)),
@@ -191,6 +212,9 @@ export interface TransactionDetailParts {
   /** A blob transaction's fields; null for any other. */
   blob: BlobFieldsItem | null;
   authorizations: AuthorizationItem[];
+  decoded: DecodedTransaction;
+  /** The coin's current price from the price source; null without one. */
+  exchangeRate: string | null;
 }
 
 const authorizationView = (a: AuthorizationItem): Static<typeof AuthorizationSchema> => ({
@@ -218,10 +242,16 @@ function blobView(blob: BlobFieldsItem | null): Partial<TransactionDetail> {
 
 /** The detail view. */
 export function transactionDetailView(item: TransactionItem, timing: ChainTiming, parts: TransactionDetailParts): TransactionDetail {
+  const listed = transactionView(item, timing, parts.decoded.input, parts.exchangeRate);
   return {
-    ...transactionView(item, timing),
+    ...listed,
+    // Decoded on the page only, as Blockscout does; a list shows the raw data.
+    revert_reason: listed.revert_reason !== null && parts.decoded.revertReason !== null ? parts.decoded.revertReason : listed.revert_reason,
     authorization_list: parts.authorizations.map(authorizationView),
-    token_transfers: parts.transfers.slice(0, embeddedTransfersCount).map(tokenTransferView),
+    // Each made by this transaction: each names its method, as the token transfer lists do.
+    token_transfers: parts.transfers
+      .slice(0, embeddedTransfersCount)
+      .map((transfer) => tokenTransferView(transfer, methodName(parts.decoded.input, item.input))),
     token_transfers_overflow: parts.transfers.length > embeddedTransfersCount,
     ...blobView(parts.blob),
   };

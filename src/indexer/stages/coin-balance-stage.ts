@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { readCoinBalances, StateNotKeptError } from '../../chain/coin-balances.js';
 import type { RpcClient } from '../../chain/rpc.js';
 import { findCoinBalanceMarks, findIndexedHead, saveCoinBalances } from '../../store/coin-balances.js';
+import { StateNotKept } from './state-not-kept.js';
 import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 
 export interface CoinBalanceStageOptions extends BackgroundLoopOptions {
@@ -17,17 +18,17 @@ export interface CoinBalanceStageOptions extends BackgroundLoopOptions {
  * at the head is what a node that prunes state can serve. A read whose head lost consensus before it
  * was saved is dropped and made again at the new head. Where the node no longer keeps the state of the
  * indexed head (a catch-up far behind it), the marks wait, and the stage with them, until the indexed
- * head moves.
+ * head moves, or a few seconds pass (StateNotKept).
  */
 export function startCoinBalanceStage(options: CoinBalanceStageOptions): BackgroundLoop {
   const { pool, client, logger, batchSize } = options;
   /** The height whose state the node does not keep, once it said so. */
-  let notKept: bigint | null = null;
+  const notKept = new StateNotKept();
   return startBackgroundLoop(options, async (retry) => {
     const marks = await retry('finding coin balances to read', () => findCoinBalanceMarks(pool, batchSize));
     if (marks.length === 0) return false;
     const head = await retry('finding the indexed head', () => findIndexedHead(pool));
-    if (head === null || head.number === notKept) return false;
+    if (head === null || notKept.waits(head.number)) return false;
     const addresses = marks.map((m) => m.address);
     const values = await retry('reading coin balances', () => readCoinBalances(client, addresses, head.number)).catch((error: unknown) => {
       if (!(error instanceof StateNotKeptError)) throw error;
@@ -35,7 +36,7 @@ export function startCoinBalanceStage(options: CoinBalanceStageOptions): Backgro
       return null;
     });
     if (values === null) {
-      notKept = head.number;
+      notKept.refusedAt(head.number);
       return false;
     }
     const read = marks.map((mark, i) => ({ ...mark, value: values[i] ?? null }));

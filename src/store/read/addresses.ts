@@ -95,10 +95,14 @@ async function findCreation(db: Db, hash: Buffer): Promise<AddressCreationItem |
     : { creator: hexFromBytea(row.creator), transactionHash: hexFromBytea(row.transaction_hash), succeeded: row.succeeded };
 }
 
-/** The counters kept in address_counters (see migration 014); an address without a row has all at zero. */
+/** The counters kept in address_counters (see migrations 014, 035); an address without a row has all at zero. */
 export interface AddressCountersItem {
   transactions: bigint;
   tokenTransfers: bigint;
+  /**
+   * As Blockscout's gas_usage_count: for a contract, the gas used by the transactions sent to it when
+   * there is any; else (and for any other address) by those it sent.
+   */
   gasUsage: bigint;
   validations: bigint;
 }
@@ -109,9 +113,13 @@ export async function findAddressCounters(db: Db, address: Address): Promise<Add
     token_transfers_count: string;
     gas_usage: string;
     validations_count: string;
-  }>('SELECT transactions_count, token_transfers_count, gas_usage, validations_count FROM address_counters WHERE address = $1', [
-    byteaFromHex(address),
-  ]);
+  }>(
+    `SELECT c.transactions_count, c.token_transfers_count, c.validations_count,
+            CASE WHEN c.incoming_gas_usage > 0 AND EXISTS (SELECT 1 FROM addresses a WHERE a.hash = c.address AND a.is_contract)
+                 THEN c.incoming_gas_usage ELSE c.gas_usage END AS gas_usage
+     FROM address_counters c WHERE c.address = $1`,
+    [byteaFromHex(address)],
+  );
   const row = rows[0];
   if (row === undefined) return { transactions: 0n, tokenTransfers: 0n, gasUsage: 0n, validations: 0n };
   return {

@@ -102,6 +102,39 @@ export async function listAddressInternalTransactions(
   return rows.map(toInternalTransactionItem);
 }
 
+/**
+ * GET /api/v2/internal-transactions: every internal transaction, newest first, the top-level call of
+ * each transaction left out as E7 leaves it out; below the keyset if one is given. One range of
+ * internal_transactions_position (migration 030), whose predicate the query repeats.
+ */
+export async function listInternalTransactions(
+  db: Db,
+  after: InternalTransactionKeyset | null,
+  limit: number,
+): Promise<InternalTransactionItem[]> {
+  const params = new SqlParams();
+  const conditions = ["(type <> 'call' OR index > 0)"];
+  if (after !== null) {
+    conditions.push(
+      keysetCondition(params, '<', [
+        ['block_number', after.blockNumber, 'bigint'],
+        ['transaction_index', after.transactionIndex, 'integer'],
+        ['index', after.index, 'integer'],
+      ]),
+    );
+  }
+  const { rows } = await db.query<InternalTransactionRow>(
+    `SELECT i.block_number, i.transaction_index, i.index, i.transaction_hash, ${isoTimestamp('b.timestamp')} AS timestamp,
+            i.type, i.call_type, ${partyColumns('i')}, i.value, i.gas, i.error
+     FROM (SELECT * FROM internal_transactions WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT ${params.add(limit)}) i
+     JOIN blocks b ON b.hash = i.block_hash
+     ${partyJoins('i')}
+     ORDER BY i.${order.replaceAll(', ', ', i.')}`,
+    params.values,
+  );
+  return rows.map(toInternalTransactionItem);
+}
+
 function toInternalTransactionItem(r: InternalTransactionRow): InternalTransactionItem {
   return {
     blockNumber: Number(r.block_number),

@@ -98,6 +98,15 @@ export async function isKnownAddress(db: Db, address: Address): Promise<boolean>
   return rows[0]?.known === true;
 }
 
+/** The address whose primary ENS name (checked forward) is `name`, if one is; the one checked last if several claim it. */
+export async function findAddressByEnsName(db: Db, name: string): Promise<Address | null> {
+  const { rows } = await db.query<{ address: Buffer }>(
+    'SELECT address FROM ens_names WHERE name = $1 ORDER BY checked_at DESC, address LIMIT 1',
+    [name],
+  );
+  return rows[0] === undefined ? null : hexFromBytea(rows[0].address);
+}
+
 /**
  * The tokens whose symbol and name hold every word of the query as a prefix of one of theirs, ranked as
  * Blockscout ranks them: most holders first, then by name (unnamed last), then by address; after the

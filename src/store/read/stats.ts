@@ -1,5 +1,7 @@
 import { indexedHead } from '../index-progress.js';
-import { type Db, isoTimestamp } from './sql.js';
+import type { Hex } from '../../model.js';
+import { byteaFromHex, hexFromBytea } from '../encode.js';
+import type { Db } from './sql.js';
 
 /** The chain's totals, kept with the block writes (chain_totals), zero before the first block. */
 export interface ChainTotalsItem {
@@ -48,37 +50,89 @@ export async function readIndexingProgress(db: Db, countUntraced: boolean): Prom
   };
 }
 
-/** Gas prices in wei (fractions kept: they are means), and the time of the newest block they come from. */
-export interface GasPricesItem {
+/** The slow, average and fast figures of the gas price oracle, in wei (fractions kept: they are means). */
+export interface GasPricePercentiles {
   slow: number;
   average: number;
   fast: number;
-  /** ISO 8601. */
-  updatedAt: string;
+}
+
+/** What the gas price oracle computes its prices from. */
+export interface GasPriceFiguresItem {
+  /** Of the gas prices paid. */
+  gasPrice: GasPricePercentiles;
+  /** Of the max priority fees offered (EIP-1559 transactions); null when none of the blocks had one. */
+  priorityFee: GasPricePercentiles | null;
+  /** The base fee of the block after the newest, by EIP-1559's rule from the newest; null before London. */
+  nextBaseFee: bigint | null;
+}
+
+/** The oracle's figures, and the newest consensus block they were computed at (null: none, nor any block). */
+export interface GasPriceSampleItem {
+  figures: GasPriceFiguresItem | null;
+  headHash: Hex | null;
 }
 
 /**
- * Gas prices as Blockscout's oracle takes them: in each of the newest `blocks` consensus blocks, the
- * 35th, 60th and 90th percentiles of the effective gas prices its successful transactions paid, each
- * averaged over the blocks; null when those blocks hold no such transaction.
+ * Blockscout's gas price oracle (GasPriceOracle): in each of the newest `blocks` consensus blocks that
+ * hold a successful transaction paying gas, the 35th, 60th and 90th percentiles (percentile_disc) of
+ * the gas prices paid and of the max priority fees offered, each averaged over those blocks; null
+ * when there is no such block. Every transaction row is of a consensus block (a reorg deletes the others).
  */
-export async function readGasPrices(db: Db, blocks: number): Promise<GasPricesItem | null> {
-  const { rows } = await db.query<{ slow: string | null; average: string | null; fast: string | null; updated_at: string | null }>(
-    `WITH head AS (SELECT number, timestamp FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1),
-          per_block AS (
-            SELECT percentile_disc(ARRAY[0.35, 0.60, 0.90]) WITHIN GROUP (ORDER BY t.gas_price) AS p
-            FROM transactions t, head
-            WHERE t.block_number > head.number - $1 AND t.gas_price > 0 AND t.status IS DISTINCT FROM 0
-            GROUP BY t.block_number
-          )
-     SELECT avg(p[1]) AS slow, avg(p[2]) AS average, avg(p[3]) AS fast,
-            (SELECT ${isoTimestamp('timestamp')} FROM head) AS updated_at
+export async function readGasPriceFigures(db: Db, blocks: number): Promise<GasPriceSampleItem> {
+  type Row = Record<'slow' | 'average' | 'fast' | 'slow_tip' | 'average_tip' | 'fast_tip', string | null> & {
+    base_fee: string | null;
+    gas_used: string | null;
+    gas_limit: string | null;
+    head_hash: Buffer | null;
+  };
+  const { rows } = await db.query<Row>(
+    `WITH per_block AS (
+       SELECT percentile_disc(ARRAY[0.35, 0.60, 0.90]) WITHIN GROUP (ORDER BY t.gas_price) AS price,
+              percentile_disc(ARRAY[0.35, 0.60, 0.90]) WITHIN GROUP (ORDER BY t.max_priority_fee_per_gas) AS tip
+       FROM transactions t
+       WHERE t.gas_price > 0 AND t.status IS DISTINCT FROM 0
+       GROUP BY t.block_number ORDER BY t.block_number DESC LIMIT $1
+     ),
+     head AS (SELECT hash, base_fee_per_gas, gas_used, gas_limit FROM blocks WHERE consensus ORDER BY number DESC LIMIT 1)
+     SELECT avg(price[1]) AS slow, avg(price[2]) AS average, avg(price[3]) AS fast,
+            avg(tip[1]) AS slow_tip, avg(tip[2]) AS average_tip, avg(tip[3]) AS fast_tip,
+            (SELECT base_fee_per_gas FROM head) AS base_fee, (SELECT gas_used FROM head) AS gas_used,
+            (SELECT gas_limit FROM head) AS gas_limit, (SELECT hash FROM head) AS head_hash
      FROM per_block`,
     [blocks],
   );
-  const row = rows[0];
-  if (row?.slow == null || row.average === null || row.fast === null || row.updated_at === null) return null;
-  return { slow: Number(row.slow), average: Number(row.average), fast: Number(row.fast), updatedAt: row.updated_at };
+  const row = rows[0]!;
+  const headHash = row.head_hash === null ? null : hexFromBytea(row.head_hash);
+  if (row.slow === null || row.average === null || row.fast === null) return { figures: null, headHash };
+  const tips = row.slow_tip === null || row.average_tip === null || row.fast_tip === null;
+  const figures = {
+    gasPrice: { slow: Number(row.slow), average: Number(row.average), fast: Number(row.fast) },
+    priorityFee: tips ? null : { slow: Number(row.slow_tip), average: Number(row.average_tip), fast: Number(row.fast_tip) },
+    nextBaseFee: row.base_fee === null ? null : nextBaseFee(BigInt(row.base_fee), BigInt(row.gas_used ?? 0), BigInt(row.gas_limit ?? 0)),
+  };
+  return { figures, headHash };
+}
+
+/** Whether the block is (still) on the consensus chain. */
+export async function isConsensusBlock(db: Db, hash: Hex): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM blocks WHERE hash = $1 AND consensus', [byteaFromHex(hash)]);
+  return rows.length > 0;
+}
+
+// EIP-1559's constants, Blockscout's defaults (EIP_1559_ELASTICITY_MULTIPLIER, EIP_1559_BASE_FEE_MAX_CHANGE_DENOMINATOR).
+const elasticityMultiplier = 2n;
+const baseFeeMaxChangeDenominator = 8n;
+
+/** The base fee of a block's child, by EIP-1559's rule from the block's base fee, gas used and gas limit. */
+export function nextBaseFee(baseFee: bigint, gasUsed: bigint, gasLimit: bigint): bigint {
+  const target = gasLimit / elasticityMultiplier;
+  if (target === 0n || gasUsed === target) return baseFee;
+  if (gasUsed > target) {
+    const rise = (baseFee * (gasUsed - target)) / target / baseFeeMaxChangeDenominator;
+    return baseFee + (rise > 1n ? rise : 1n);
+  }
+  return baseFee - (baseFee * (target - gasUsed)) / target / baseFeeMaxChangeDenominator;
 }
 
 /** Gas used as a percentage of the gas limit over the newest `blocks` consensus blocks; null before the first block. */

@@ -1,5 +1,5 @@
-import type { Hex, TokenType } from '../../model.js';
-import { bigintFromNumeric, byteaFromHex, hexFromBytea } from '../encode.js';
+import type { Address, Hex, TokenType } from '../../model.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import { type AddressItem, type Db, SqlParams, addressItem, isoTimestamp, keysetCondition } from './sql.js';
 import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 
@@ -12,8 +12,9 @@ export interface TokenTransferItem {
   transactionHash: Hex;
   /** ISO 8601. */
   timestamp: string;
-  /** The input of the transaction that made the transfer. */
+  /** The input of the transaction that made the transfer, and whom it called (null: a creation). */
   input: Hex;
+  transactionTo: Address | null;
   from: AddressItem;
   to: AddressItem;
   token: TokenItem;
@@ -46,6 +47,7 @@ interface TokenTransferRow extends TokenRow {
   transaction_hash: Buffer;
   timestamp: string;
   input: Buffer;
+  transaction_to: Buffer | null;
   from_address: Buffer;
   from_is_contract: boolean | null;
   to_address: Buffer;
@@ -73,7 +75,7 @@ function afterTransfer(params: SqlParams, after: TokenTransferKeyset | null): st
 async function readTransfers(db: Db, selected: string, params: SqlParams): Promise<TokenTransferItem[]> {
   const { rows } = await db.query<TokenTransferRow>(
     `SELECT tt.block_hash, tt.block_number, tt.log_index, tt.batch_index, tt.transaction_hash,
-            ${isoTimestamp('t.block_timestamp')} AS timestamp, t.input,
+            ${isoTimestamp('t.block_timestamp')} AS timestamp, t.input, t.to_address AS transaction_to,
             tt.from_address, fa.is_contract AS from_is_contract, tt.to_address, ta.is_contract AS to_is_contract,
             tt.amount, tt.token_id, ti.token_id IS NOT NULL AS has_instance, ti.metadata, ${tokenColumns('k')}
      FROM (${selected}) tt
@@ -93,6 +95,7 @@ async function readTransfers(db: Db, selected: string, params: SqlParams): Promi
     transactionHash: hexFromBytea(r.transaction_hash),
     timestamp: r.timestamp,
     input: hexFromBytea(r.input),
+    transactionTo: hexFromNullableBytea(r.transaction_to),
     from: addressItem(r.from_address, r.from_is_contract),
     to: addressItem(r.to_address, r.to_is_contract),
     token: toTokenItem(r),
@@ -157,6 +160,28 @@ export async function listInstanceTokenTransfers(
      ORDER BY ${order} LIMIT ${params.add(limit)}`,
     params,
   );
+}
+
+/**
+ * GET /api/v2/token-transfers: the transfers of the given token types, newest first, an ERC-1155 batch
+ * one item per id (as E8 lists them). Each type is one range of token_transfers_type_position
+ * (migration 030), read in index order up to the page's end; the pieces are merged.
+ */
+export async function listTokenTransfers(
+  db: Db,
+  types: readonly TokenType[],
+  after: TokenTransferKeyset | null,
+  limit: number,
+): Promise<TokenTransferItem[]> {
+  const params = new SqlParams();
+  const below = afterTransfer(params, after);
+  const limitParam = params.add(limit);
+  const pieces = types.map(
+    (type) =>
+      `(SELECT tt.* FROM token_transfers tt WHERE ${[`tt.token_type = ${params.add(type)}`, ...below].join(' AND ')}
+        ORDER BY ${order} LIMIT ${limitParam})`,
+  );
+  return readTransfers(db, `SELECT * FROM (${pieces.join(' UNION ALL ')}) u ORDER BY ${order} LIMIT ${limitParam}`, params);
 }
 
 /** The transfers of a token, newest first, an ERC-1155 batch one item per id (as E8 lists them). */

@@ -11,13 +11,29 @@ export interface TokenItem {
   decimals: bigint | null;
   totalSupply: bigint | null;
   holdersCount: bigint;
+  /** From the price source (migration 050), in US dollars; null where it has none. */
+  exchangeRate: string | null;
+  circulatingMarketCap: string | null;
+  volume24h: string | null;
+  /** The token list's logo, else the price source's image. */
+  iconUrl: string | null;
 }
 
-/** The columns toTokenItem reads, from the tokens table under this alias. */
-export const tokenColumns = (alias: string): string =>
-  `${alias}.address AS token_address, ${alias}.type AS token_type, ${alias}.name AS token_name,
-   ${alias}.symbol AS token_symbol, ${alias}.decimals AS token_decimals, ${alias}.total_supply AS token_total_supply,
-   ${alias}.holders_count AS token_holders_count`;
+/**
+ * The columns toTokenItem reads, from the tokens table under this alias: a name, symbol or decimals
+ * the contract does not answer from the token list, and the market figures of the price source, each
+ * looked up by primary key.
+ */
+export const tokenColumns = (alias: string): string => {
+  const listed = (column: string) => `(SELECT l.${column} FROM token_list_entries l WHERE l.address = ${alias}.address)`;
+  const market = (column: string) => `(SELECT m.${column} FROM token_market m WHERE m.address = ${alias}.address)`;
+  return `${alias}.address AS token_address, ${alias}.type AS token_type,
+   coalesce(${alias}.name, ${listed('name')}) AS token_name, coalesce(${alias}.symbol, ${listed('symbol')}) AS token_symbol,
+   coalesce(${alias}.decimals, ${listed('decimals')}) AS token_decimals, ${alias}.total_supply AS token_total_supply,
+   ${alias}.holders_count AS token_holders_count, ${market('fiat_value')} AS token_exchange_rate,
+   ${market('circulating_market_cap')} AS token_circulating_market_cap, ${market('volume_24h')} AS token_volume_24h,
+   coalesce(${listed('logo_uri')}, ${market('icon_url')}) AS token_icon_url`;
+};
 
 /** Those columns as pg returns them: a part of the row of any query that selects them. */
 export interface TokenRow {
@@ -28,6 +44,10 @@ export interface TokenRow {
   token_decimals: string | null;
   token_total_supply: string | null;
   token_holders_count: string;
+  token_exchange_rate: string | null;
+  token_circulating_market_cap: string | null;
+  token_volume_24h: string | null;
+  token_icon_url: string | null;
 }
 
 export const toTokenItem = (r: TokenRow): TokenItem => ({
@@ -38,6 +58,10 @@ export const toTokenItem = (r: TokenRow): TokenItem => ({
   decimals: bigintFromNumeric(r.token_decimals),
   totalSupply: bigintFromNumeric(r.token_total_supply),
   holdersCount: BigInt(r.token_holders_count),
+  exchangeRate: r.token_exchange_rate,
+  circulatingMarketCap: r.token_circulating_market_cap,
+  volume24h: r.token_volume_24h,
+  iconUrl: r.token_icon_url,
 });
 
 export async function findToken(db: Db, address: Hex): Promise<TokenItem | null> {

@@ -1,0 +1,526 @@
+import type { Address, Hex, TokenType } from '../../model.js';
+import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
+import { indexedHead } from '../index-progress.js';
+import { type Db, SqlParams } from './sql.js';
+
+/**
+ * The lists of the Etherscan-style API: a page (`page` of `offset` rows) of an address's rows in
+ * block order, within a block range. Each side of the list (the address as sender, as recipient...)
+ * reads only the keys of its first page × offset rows from its index, newest or oldest first; the
+ * sides are merged, the page cut from the merge, and only its rows read in full. The API bounds
+ * page × offset (10,000, as Blockscout does), so a deep page reads at most that many index entries
+ * per side, never a table.
+ */
+export interface ListWindow {
+  /** 1-based. */
+  page: number;
+  /** Rows per page. */
+  offset: number;
+  descending: boolean;
+  startBlock: number | null;
+  endBlock: number | null;
+}
+
+interface ListSide {
+  table: string;
+  /** Conditions on the table (aliased s), their values already in the statement's parameters. */
+  conditions: string[];
+}
+
+/** The window's keys (`keys`, the list's order) of the sides, merged and cut to the page. */
+function pageKeys(params: SqlParams, sides: readonly ListSide[], keys: readonly string[], window: ListWindow): string {
+  const direction = window.descending ? 'DESC' : 'ASC';
+  const order = keys.map((key) => `${key} ${direction}`).join(', ');
+  const range: string[] = [];
+  if (window.startBlock !== null) range.push(`s.block_number >= ${params.add(window.startBlock)}::bigint`);
+  if (window.endBlock !== null) range.push(`s.block_number <= ${params.add(window.endBlock)}::bigint`);
+  const reach = params.add(window.page * window.offset);
+  const scans = sides.map(
+    ({ table, conditions }) =>
+      `(SELECT ${keys.map((key) => `s.${key}`).join(', ')} FROM ${table} s WHERE ${[...conditions, ...range].join(' AND ')}
+        ORDER BY ${keys.map((key) => `s.${key} ${direction}`).join(', ')} LIMIT ${reach})`,
+  );
+  return `SELECT * FROM (${scans.join(' UNION ')}) k ORDER BY ${order}
+          OFFSET ${params.add((window.page - 1) * window.offset)} LIMIT ${params.add(window.offset)}`;
+}
+
+/**
+ * The rows of the page's keys, each looked up on its own (a nested loop over the page): a join the
+ * planner may hash, scanning the whole table for a page of 10,000 keys. OFFSET 0 keeps each subquery
+ * from being flattened into such a join.
+ */
+const lookup = (alias: string, query: string) => `CROSS JOIN LATERAL (${query} OFFSET 0) ${alias}`;
+
+/** A transaction by its position (the transactions_position index). */
+const transactionAt = (alias: string, keysAlias: string) =>
+  lookup(alias, `SELECT * FROM transactions x WHERE x.block_number = ${keysAlias}.block_number AND x.index = ${keysAlias}.index`);
+
+/**
+ * A row of a table keyed by its block's hash (token transfers, internal transactions), by the block
+ * number and the rest of its key: through the consensus block of that number, as a reorg removes
+ * these rows with their block.
+ */
+const rowInBlock = (table: string, alias: string, keys: readonly string[], keysAlias: string) =>
+  lookup(
+    alias,
+    `SELECT x.* FROM blocks xb JOIN ${table} x ON x.block_hash = xb.hash
+     WHERE xb.number = ${keysAlias}.block_number AND xb.consensus
+       AND ${keys.map((key) => `x.${key} = ${keysAlias}.${key}`).join(' AND ')}`,
+  );
+
+const orderOf = (alias: string, keys: readonly string[], window: ListWindow) =>
+  keys.map((key) => `${alias}.${key} ${window.descending ? 'DESC' : 'ASC'}`).join(', ');
+
+/** A mined transaction as the account module lists it; numbers as decimal strings. */
+export interface EtherscanTransactionItem {
+  blockNumber: number;
+  timestamp: number;
+  hash: Hex;
+  nonce: string;
+  blockHash: Hex;
+  index: number;
+  from: Address;
+  to: Address | null;
+  value: string;
+  gas: string;
+  gasPrice: string | null;
+  status: number | null;
+  input: Hex;
+  createdContract: Address | null;
+  cumulativeGasUsed: string;
+  gasUsed: string;
+  /** Consensus blocks above it. */
+  confirmations: number;
+}
+
+interface TransactionRow {
+  block_number: string;
+  timestamp: string;
+  hash: Buffer;
+  nonce: string;
+  block_hash: Buffer;
+  index: number;
+  from_address: Buffer;
+  to_address: Buffer | null;
+  value: string;
+  gas_limit: string;
+  gas_price: string | null;
+  status: number | null;
+  input: Buffer;
+  created_contract: Buffer | null;
+  cumulative_gas_used: string;
+  gas_used: string;
+  head: string;
+}
+
+const transactionKeys = ['block_number', 'index'] as const;
+
+/** The transactions an address sent, received or created (a transaction to itself once). */
+export async function listAddressTransactionsWindow(db: Db, address: Address, window: ListWindow): Promise<EtherscanTransactionItem[]> {
+  const params = new SqlParams();
+  const hash = params.add(byteaFromHex(address));
+  const sides = ['from_address', 'to_address', 'created_contract'].map((column) => ({
+    table: 'transactions',
+    conditions: [`s.${column} = ${hash}`],
+  }));
+  const { rows } = await db.query<TransactionRow>(
+    `SELECT t.block_number, extract(epoch FROM t.block_timestamp)::bigint AS timestamp, t.hash, t.nonce, t.block_hash, t.index,
+            t.from_address, t.to_address, t.value, t.gas_limit, t.gas_price, t.status, t.input, t.created_contract,
+            t.cumulative_gas_used, t.gas_used, ${indexedHead} AS head
+     FROM (${pageKeys(params, sides, transactionKeys, window)}) k
+     ${transactionAt('t', 'k')}
+     ORDER BY ${orderOf('t', transactionKeys, window)}`,
+    params.values,
+  );
+  return rows.map((r) => ({
+    blockNumber: Number(r.block_number),
+    timestamp: Number(r.timestamp),
+    hash: hexFromBytea(r.hash),
+    nonce: r.nonce,
+    blockHash: hexFromBytea(r.block_hash),
+    index: r.index,
+    from: hexFromBytea(r.from_address),
+    to: hexFromNullableBytea(r.to_address),
+    value: r.value,
+    gas: r.gas_limit,
+    gasPrice: r.gas_price,
+    status: r.status,
+    input: hexFromBytea(r.input),
+    createdContract: hexFromNullableBytea(r.created_contract),
+    cumulativeGasUsed: r.cumulative_gas_used,
+    gasUsed: r.gas_used,
+    confirmations: Number(r.head) - Number(r.block_number),
+  }));
+}
+
+/** One token transfer (one id of an ERC-1155 batch) with its token and its transaction's fields. */
+export interface EtherscanTokenTransferItem {
+  blockNumber: number;
+  timestamp: number;
+  transactionHash: Hex;
+  nonce: string;
+  blockHash: Hex;
+  from: Address;
+  to: Address;
+  token: Address;
+  logIndex: number;
+  tokenName: string | null;
+  tokenSymbol: string | null;
+  tokenDecimals: string | null;
+  transactionIndex: number;
+  gas: string;
+  gasPrice: string | null;
+  gasUsed: string;
+  cumulativeGasUsed: string;
+  input: Hex;
+  confirmations: number;
+  amount: string | null;
+  tokenId: string | null;
+}
+
+interface TokenTransferRow {
+  block_number: string;
+  timestamp: string;
+  transaction_hash: Buffer;
+  nonce: string;
+  block_hash: Buffer;
+  from_address: Buffer;
+  to_address: Buffer;
+  token_address: Buffer;
+  log_index: number;
+  name: string | null;
+  symbol: string | null;
+  decimals: string | null;
+  transaction_index: number;
+  gas_limit: string;
+  gas_price: string | null;
+  gas_used: string;
+  cumulative_gas_used: string;
+  input: Buffer;
+  amount: string | null;
+  token_id: string | null;
+  head: string;
+}
+
+const transferKeys = ['block_number', 'log_index', 'batch_index'] as const;
+
+/** The transfers of one token type that an address sent or received, of one token or any; or all of one token's. */
+export async function listTokenTransfersWindow(
+  db: Db,
+  filter: { address: Address | null; token: Address | null; type: TokenType },
+  window: ListWindow,
+): Promise<EtherscanTokenTransferItem[]> {
+  const params = new SqlParams();
+  const common = [`s.token_type = ${params.add(filter.type)}`];
+  if (filter.token !== null) common.push(`s.token_address = ${params.add(byteaFromHex(filter.token))}`);
+  const sides =
+    filter.address === null
+      ? [{ table: 'token_transfers', conditions: common }]
+      : ['from_address', 'to_address'].map((column) => ({
+          table: 'token_transfers',
+          conditions: [`s.${column} = ${params.add(byteaFromHex(filter.address!))}`, ...common],
+        }));
+  const { rows } = await db.query<TokenTransferRow>(
+    `SELECT tt.block_number, extract(epoch FROM t.block_timestamp)::bigint AS timestamp, tt.transaction_hash, t.nonce, tt.block_hash,
+            tt.from_address, tt.to_address, tt.token_address, tt.log_index, k.name, k.symbol, k.decimals, tt.transaction_index,
+            t.gas_limit, t.gas_price, t.gas_used, t.cumulative_gas_used, t.input, tt.amount, tt.token_id, ${indexedHead} AS head
+     FROM (${pageKeys(params, sides, transferKeys, window)}) p
+     ${rowInBlock('token_transfers', 'tt', ['log_index', 'batch_index'], 'p')}
+     ${lookup('t', 'SELECT * FROM transactions x WHERE x.block_number = tt.block_number AND x.index = tt.transaction_index')}
+     LEFT JOIN tokens k ON k.address = tt.token_address
+     ORDER BY ${orderOf('tt', transferKeys, window)}`,
+    params.values,
+  );
+  return rows.map((r) => ({
+    blockNumber: Number(r.block_number),
+    timestamp: Number(r.timestamp),
+    transactionHash: hexFromBytea(r.transaction_hash),
+    nonce: r.nonce,
+    blockHash: hexFromBytea(r.block_hash),
+    from: hexFromBytea(r.from_address),
+    to: hexFromBytea(r.to_address),
+    token: hexFromBytea(r.token_address),
+    logIndex: r.log_index,
+    tokenName: r.name,
+    tokenSymbol: r.symbol,
+    tokenDecimals: r.decimals,
+    transactionIndex: r.transaction_index,
+    gas: r.gas_limit,
+    gasPrice: r.gas_price,
+    gasUsed: r.gas_used,
+    cumulativeGasUsed: r.cumulative_gas_used,
+    input: hexFromBytea(r.input),
+    confirmations: Number(r.head) - Number(r.block_number),
+    amount: r.amount,
+    tokenId: r.token_id,
+  }));
+}
+
+/** An internal transaction as the account module lists it. */
+export interface EtherscanInternalTransactionItem {
+  blockNumber: number;
+  timestamp: number;
+  from: Address;
+  to: Address | null;
+  value: string;
+  createdContract: Address | null;
+  transactionHash: Hex;
+  index: number;
+  input: Hex | null;
+  type: string;
+  callType: string | null;
+  gas: string | null;
+  gasUsed: string | null;
+  error: string | null;
+}
+
+interface InternalTransactionRow {
+  block_number: string;
+  timestamp: string;
+  from_address: Buffer;
+  to_address: Buffer | null;
+  value: string;
+  created_contract: Buffer | null;
+  transaction_hash: Buffer;
+  index: number;
+  input: Buffer | null;
+  type: string;
+  call_type: string | null;
+  gas: string | null;
+  gas_used: string | null;
+  error: string | null;
+}
+
+const internalKeys = ['block_number', 'transaction_index', 'index'] as const;
+// A transaction's own top-level call is not one of its internal transactions (as in /api/v2).
+const notTopCall = "(s.type <> 'call' OR s.index > 0)";
+
+async function readInternalTransactions(db: Db, selected: string, order: string, params: SqlParams) {
+  const { rows } = await db.query<InternalTransactionRow>(
+    `SELECT i.block_number, extract(epoch FROM b.timestamp)::bigint AS timestamp, i.from_address, i.to_address, i.value,
+            i.created_contract, i.transaction_hash, i.index, i.input, i.type, i.call_type, i.gas, i.gas_used, i.error
+     FROM (${selected}) k
+     ${rowInBlock('internal_transactions', 'i', ['transaction_index', 'index'], 'k')}
+     ${lookup('b', 'SELECT * FROM blocks x WHERE x.hash = i.block_hash')}
+     ORDER BY ${order}`,
+    params.values,
+  );
+  return rows.map((r): EtherscanInternalTransactionItem => ({
+    blockNumber: Number(r.block_number),
+    timestamp: Number(r.timestamp),
+    from: hexFromBytea(r.from_address),
+    to: hexFromNullableBytea(r.to_address),
+    value: r.value,
+    createdContract: hexFromNullableBytea(r.created_contract),
+    transactionHash: hexFromBytea(r.transaction_hash),
+    index: r.index,
+    input: hexFromNullableBytea(r.input),
+    type: r.type,
+    callType: r.call_type,
+    gas: r.gas,
+    gasUsed: r.gas_used,
+    error: r.error,
+  }));
+}
+
+/** The internal transactions an address sent, received or created. */
+export async function listAddressInternalTransactionsWindow(
+  db: Db,
+  address: Address,
+  window: ListWindow,
+): Promise<EtherscanInternalTransactionItem[]> {
+  const params = new SqlParams();
+  const hash = params.add(byteaFromHex(address));
+  const sides = ['from_address', 'to_address', 'created_contract'].map((column) => ({
+    table: 'internal_transactions',
+    conditions: [`s.${column} = ${hash}`, notTopCall],
+  }));
+  return readInternalTransactions(db, pageKeys(params, sides, internalKeys, window), orderOf('i', internalKeys, window), params);
+}
+
+/** The internal transactions of one transaction, in trace order (at most `limit`). */
+export async function listTransactionInternalTransactionsWindow(
+  db: Db,
+  transactionHash: Hex,
+  limit: number,
+): Promise<EtherscanInternalTransactionItem[]> {
+  const params = new SqlParams();
+  // By the transaction's position: internal_transactions has no index by transaction hash (migration 009).
+  const selected = `SELECT s.block_number, s.transaction_index, s.index
+    FROM transactions t JOIN internal_transactions s ON s.block_hash = t.block_hash AND s.transaction_index = t.index
+    WHERE t.hash = ${params.add(byteaFromHex(transactionHash))} AND ${notTopCall} ORDER BY s.index LIMIT ${params.add(limit)}`;
+  return readInternalTransactions(db, selected, 'i.index', params);
+}
+
+/** A consensus block an address mined. */
+export interface MinedBlockItem {
+  number: number;
+  timestamp: number;
+}
+
+/** The consensus blocks an address mined, newest first. */
+export async function listMinedBlocksWindow(db: Db, miner: Address, window: ListWindow): Promise<MinedBlockItem[]> {
+  const { rows } = await db.query<{ number: string; timestamp: string }>(
+    `SELECT number, extract(epoch FROM timestamp)::bigint AS timestamp FROM blocks
+     WHERE miner = $1 AND consensus ORDER BY number DESC OFFSET $2 LIMIT $3`,
+    [byteaFromHex(miner), (window.page - 1) * window.offset, window.offset],
+  );
+  return rows.map((r) => ({ number: Number(r.number), timestamp: Number(r.timestamp) }));
+}
+
+/** Which logs getLogs returns: a block range, an emitter, and topic conditions joined by and/or. */
+export interface LogFilter {
+  fromBlock: number;
+  toBlock: number;
+  address: Address | null;
+  /** The topics given (position 0 to 3), in position order, each joined to the ones before by its operator. */
+  topics: { position: 0 | 1 | 2 | 3; value: Hex; joinedBy: 'and' | 'or' }[];
+}
+
+export interface EtherscanLogItem {
+  address: Address;
+  topics: (Hex | null)[];
+  data: Hex;
+  blockNumber: number;
+  timestamp: number;
+  gasPrice: string | null;
+  gasUsed: string;
+  logIndex: number;
+  transactionHash: Hex;
+  transactionIndex: number;
+}
+
+interface LogRow {
+  address: Buffer;
+  first_topic: Buffer | null;
+  second_topic: Buffer | null;
+  third_topic: Buffer | null;
+  fourth_topic: Buffer | null;
+  data: Buffer;
+  block_number: string;
+  timestamp: string;
+  gas_price: string | null;
+  gas_used: string;
+  log_index: number;
+  transaction_hash: Buffer;
+  transaction_index: number;
+}
+
+const topicColumns = ['first_topic', 'second_topic', 'third_topic', 'fourth_topic'] as const;
+
+/**
+ * The logs that match, oldest first, at most `limit` (a block's logs are removed with it when it
+ * loses consensus): with an address, read from its index within the range; without, block by block
+ * through the range's consensus blocks, each block's logs by the primary key, stopping at the limit.
+ */
+export async function findLogs(db: Db, filter: LogFilter, limit: number): Promise<EtherscanLogItem[]> {
+  const params = new SqlParams();
+  const from = params.add(filter.fromBlock);
+  const to = params.add(filter.toBlock);
+  const topics = filter.topics.reduce((expression, topic) => {
+    const condition = `x.${topicColumns[topic.position]} = ${params.add(byteaFromHex(topic.value))}`;
+    return expression === '' ? condition : `(${expression} ${topic.joinedBy === 'and' ? 'AND' : 'OR'} ${condition})`;
+  }, '');
+  const topicCondition = topics === '' ? '' : `AND ${topics}`;
+  const selected =
+    filter.address === null
+      ? `SELECT l.* FROM blocks xb
+         ${lookup('l', `SELECT * FROM logs x WHERE x.block_hash = xb.hash ${topicCondition} ORDER BY x.log_index`)}
+         WHERE xb.consensus AND xb.number BETWEEN ${from}::bigint AND ${to}::bigint
+         ORDER BY xb.number, l.log_index LIMIT ${params.add(limit)}`
+      : `SELECT x.* FROM logs x
+         WHERE x.address = ${params.add(byteaFromHex(filter.address))} AND x.block_number BETWEEN ${from}::bigint AND ${to}::bigint
+           ${topicCondition}
+         ORDER BY x.block_number, x.log_index LIMIT ${params.add(limit)}`;
+  const { rows } = await db.query<LogRow>(
+    `SELECT l.address, l.first_topic, l.second_topic, l.third_topic, l.fourth_topic, l.data, l.block_number,
+            extract(epoch FROM b.timestamp)::bigint AS timestamp, t.gas_price, t.gas_used, l.log_index, l.transaction_hash,
+            l.transaction_index
+     FROM (${selected}) l
+     ${lookup('b', 'SELECT * FROM blocks x WHERE x.hash = l.block_hash')}
+     ${lookup('t', 'SELECT * FROM transactions x WHERE x.block_number = l.block_number AND x.index = l.transaction_index')}
+     ORDER BY l.block_number, l.log_index`,
+    params.values,
+  );
+  return rows.map((r) => ({
+    address: hexFromBytea(r.address),
+    topics: [r.first_topic, r.second_topic, r.third_topic, r.fourth_topic].map(hexFromNullableBytea),
+    data: hexFromBytea(r.data),
+    blockNumber: Number(r.block_number),
+    timestamp: Number(r.timestamp),
+    gasPrice: r.gas_price,
+    gasUsed: r.gas_used,
+    logIndex: r.log_index,
+    transactionHash: hexFromBytea(r.transaction_hash),
+    transactionIndex: r.transaction_index,
+  }));
+}
+
+/** An address's balance of a fungible token (no id): zero when it holds none. */
+export async function findFungibleTokenBalance(db: Db, address: Address, token: Address): Promise<bigint> {
+  const { rows } = await db.query<{ value: string }>(
+    'SELECT value FROM address_token_balances WHERE address = $1 AND token_address = $2 AND token_id IS NULL',
+    [byteaFromHex(address), byteaFromHex(token)],
+  );
+  return bigintFromNumeric(rows[0]?.value ?? null) ?? 0n;
+}
+
+/** One token an address holds (one id of an NFT token: its own row). */
+export interface HeldTokenItem {
+  balance: string;
+  token: Address;
+  name: string | null;
+  decimals: string | null;
+  symbol: string | null;
+  type: TokenType;
+  tokenId: string | null;
+}
+
+/** The tokens an address holds a positive balance of, at most `limit`. */
+export async function listHeldTokens(db: Db, address: Address, limit: number): Promise<HeldTokenItem[]> {
+  const { rows } = await db.query<{
+    value: string;
+    token_address: Buffer;
+    name: string | null;
+    decimals: string | null;
+    symbol: string | null;
+    type: TokenType;
+    token_id: string | null;
+  }>(
+    `SELECT b.value, b.token_address, k.name, k.decimals, k.symbol, k.type, b.token_id
+     FROM address_token_balances b JOIN tokens k ON k.address = b.token_address
+     WHERE b.address = $1 AND b.value > 0
+     ORDER BY b.token_address, b.token_id NULLS FIRST LIMIT $2`,
+    [byteaFromHex(address), limit],
+  );
+  return rows.map((r) => ({
+    balance: r.value,
+    token: hexFromBytea(r.token_address),
+    name: r.name,
+    decimals: r.decimals,
+    symbol: r.symbol,
+    type: r.type,
+    tokenId: r.token_id,
+  }));
+}
+
+/** The latest balance read of each address; an address without one is absent. */
+export async function findLatestCoinBalances(db: Db, addresses: readonly Address[]): Promise<Map<Address, bigint>> {
+  const { rows } = await db.query<{ address: Buffer; value: string }>(
+    `SELECT a.address, c.value FROM unnest($1::bytea[]) AS a(address)
+     CROSS JOIN LATERAL (SELECT value FROM address_coin_balances WHERE address = a.address ORDER BY block_number DESC LIMIT 1) c`,
+    [addresses.map(byteaFromHex)],
+  );
+  return new Map(rows.map((r) => [hexFromBytea(r.address), BigInt(r.value)]));
+}
+
+/** The consensus block nearest a unix time: the last at or before it, or the first at or after it; null when none is. */
+export async function findBlockNumberByTime(db: Db, unixSeconds: number, closest: 'before' | 'after'): Promise<number | null> {
+  const { rows } = await db.query<{ number: string }>(
+    closest === 'before'
+      ? 'SELECT number FROM blocks WHERE consensus AND timestamp <= to_timestamp($1) ORDER BY timestamp DESC, number DESC LIMIT 1'
+      : 'SELECT number FROM blocks WHERE consensus AND timestamp >= to_timestamp($1) ORDER BY timestamp, number LIMIT 1',
+    [unixSeconds],
+  );
+  return rows[0] === undefined ? null : Number(rows[0].number);
+}
