@@ -308,8 +308,8 @@ test('a lost listener connection is made again, and pushes go on', async () => {
   const client = await PhoenixClient.connect(api.base);
   try {
     await client.join('blocks:new_block');
-    const { rows } = await db.pool.query<{ terminated: boolean }>(
-      `SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
+    const { rows } = await db.pool.query<{ pid: number; terminated: boolean }>(
+      `SELECT pid, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
        WHERE datname = current_database() AND application_name = '${listenerName}'`,
     );
     assert.deepEqual(
@@ -319,11 +319,13 @@ test('a lost listener connection is made again, and pushes go on', async () => {
     );
     await waitFor(
       async () =>
-        // Listening, not only connected: a change written in between would be missed.
+        // Listening, not only connected: a change written in between would be missed. Another
+        // connection than the terminated one, which can stay in pg_stat_activity for a while as it ends.
         ((
           await db.pool.query(
             `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${listenerName}'
-             AND (query LIKE 'LISTEN %' OR query LIKE 'SELECT pg_current_wal_lsn()%')`,
+             AND pid <> $1 AND state = 'idle' AND (query LIKE 'LISTEN %' OR query LIKE 'SELECT pg_current_wal_lsn()%')`,
+            [rows[0]!.pid],
           )
         ).rowCount ?? 0) === 1,
       'the listener is back',
