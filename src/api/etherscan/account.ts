@@ -14,7 +14,7 @@ import {
 } from '../../store/read/etherscan.js';
 import type { Action, ModuleActions } from './action.js';
 import { failure, ok } from './envelope.js';
-import { isAnswer, listWindow, maxResultWindow, parseAddress, parseHash } from './params.js';
+import { addressOf, isAnswer, listWindow, maxResultWindow, parseAddress, parseHash } from './params.js';
 
 /** The account module: balances, and an address's transactions, internal transactions, token transfers, tokens and blocks. */
 
@@ -65,10 +65,8 @@ export function transactionView(t: EtherscanTransactionItem) {
 }
 
 const txlist: Action = async (params, { db }) => {
-  const given = params.get('address');
-  if (given === undefined) return failure("Query parameter 'address' is required");
-  const address = parseAddress(given);
-  if (address === null) return failure('Invalid address format');
+  const address = addressOf(params, 'address', 'Invalid address format');
+  if (typeof address !== 'string') return address;
   const window = listWindow(params);
   if (isAnswer(window)) return window;
   const transactions = await listAddressTransactionsWindow(db, address, window);
@@ -189,10 +187,8 @@ const tokenlist: Action = async (params, { db }) => {
 };
 
 const getminedblocks: Action = async (params, { db }) => {
-  const given = params.get('address');
-  if (given === undefined) return failure("Query parameter 'address' is required");
-  const address = parseAddress(given);
-  if (address === null) return failure('Invalid address format');
+  const address = addressOf(params, 'address', 'Invalid address format');
+  if (typeof address !== 'string') return address;
   const window = listWindow(params);
   if (isAnswer(window)) return window;
   const blocks = await listMinedBlocksWindow(db, address, window);

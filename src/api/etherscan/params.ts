@@ -37,11 +37,11 @@ export const parseAddress = (value: string | undefined): Address | null =>
 export const parseHash = (value: string | undefined): Hex | null =>
   value !== undefined && hashPattern.test(value) ? (value.toLowerCase() as Hex) : null;
 
-/** The address parameter named, or the answer that refuses it. */
-export function addressOf(params: ActionParams, name: string): Address | ActionAnswer {
+/** The address parameter named, or the answer that refuses it (Blockscout words an invalid one per action). */
+export function addressOf(params: ActionParams, name: string, invalid = 'Invalid address hash'): Address | ActionAnswer {
   const given = params.get(name);
   if (given === undefined) return failure(`Query parameter '${name}' is required`);
-  return parseAddress(given) ?? failure('Invalid address hash');
+  return parseAddress(given) ?? failure(invalid);
 }
 
 /** A non-negative decimal integer small enough to be exact; null for anything else. */
