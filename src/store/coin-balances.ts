@@ -3,7 +3,7 @@ import type { Address, Hex, InternalTransactionType } from '../model.js';
 import { byteaFromHex, hexFromBytea } from './encode.js';
 import { inLockOrder } from './lock-order.js';
 import { notifyChange } from './notifications.js';
-import { inTransaction } from './transaction.js';
+import { type AddressMark, clearAddressMarks, findAddressMarks, writeAtConsensusBlock } from './address-marks.js';
 
 /**
  * Marks addresses for a read of their native balance, inside the writer's (or the retraction's)
@@ -21,20 +21,9 @@ export async function markCoinBalances(client: PoolClient, addresses: Iterable<A
   );
 }
 
-/** An address whose balance is to be read, with the mark it was read under. */
-export interface CoinBalanceMark {
-  address: Address;
-  mark: bigint;
-}
-
-/** Marked addresses, in address order (any stable order will do). */
-export async function findCoinBalanceMarks(pool: Pool, limit: number): Promise<CoinBalanceMark[]> {
-  const { rows } = await pool.query<{ address: Buffer; mark: string }>(
-    'SELECT address, mark FROM coin_balance_marks ORDER BY address LIMIT $1',
-    [limit],
-  );
-  return rows.map((r) => ({ address: hexFromBytea(r.address), mark: BigInt(r.mark) }));
-}
+/** Addresses whose balance is to be read, in address order. */
+export const findCoinBalanceMarks = (pool: Pool, limit: number): Promise<AddressMark[]> =>
+  findAddressMarks(pool, 'coin_balance_marks', limit);
 
 /** The highest consensus block: the height balances are read at. Null before any block is indexed. */
 export async function findIndexedHead(pool: Pool): Promise<{ number: bigint; hash: Hex } | null> {
@@ -55,13 +44,9 @@ export async function findIndexedHead(pool: Pool): Promise<{ number: bigint; has
 export async function saveCoinBalances(
   pool: Pool,
   head: { number: bigint; hash: Hex },
-  read: readonly (CoinBalanceMark & { value: bigint | null })[],
+  read: readonly (AddressMark & { value: bigint | null })[],
 ): Promise<boolean> {
-  const entries = [...read].sort((a, b) => inLockOrder(a.address, b.address));
-  if (entries.length === 0) return true;
-  return inTransaction(pool, async (client) => {
-    const { rowCount } = await client.query('SELECT 1 FROM blocks WHERE hash = $1 AND consensus FOR SHARE', [byteaFromHex(head.hash)]);
-    if (rowCount === 0) return false;
+  return writeAtConsensusBlock(pool, head.hash, read, async (client, entries) => {
     const known = entries.filter((e) => e.value !== null);
     if (known.length > 0) {
       await client.query(
@@ -80,12 +65,7 @@ export async function saveCoinBalances(
       );
       await notifyChange(client, { kind: 'balances', blockNumber: Number(head.number) });
     }
-    await client.query(
-      `DELETE FROM coin_balance_marks m USING unnest($1::bytea[], $2::bigint[]) r(address, mark)
-       WHERE m.address = r.address AND m.mark = r.mark`,
-      [entries.map((e) => byteaFromHex(e.address)), entries.map((e) => e.mark.toString())],
-    );
-    return true;
+    await clearAddressMarks(client, 'coin_balance_marks', entries);
   });
 }
 

@@ -3,7 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Address, Hex } from '../model.js';
 import { byteaFromHex, hexFromBytea } from './encode.js';
 import { inLockOrder } from './lock-order.js';
-import { inTransaction } from './transaction.js';
+import { writeAtConsensusBlock } from './address-marks.js';
 
 /** Marks addresses for a read (again) of their runtime code, inside the writer's transaction. */
 export async function markContractCodes(client: PoolClient, addresses: Iterable<Address>): Promise<void> {
@@ -33,11 +33,7 @@ export async function saveContractCodes(
   head: { number: bigint; hash: Hex },
   read: readonly { address: Address; code: Hex | null }[],
 ): Promise<boolean> {
-  const entries = [...read].sort((a, b) => inLockOrder(a.address, b.address));
-  if (entries.length === 0) return true;
-  return inTransaction(pool, async (client) => {
-    const { rowCount } = await client.query('SELECT 1 FROM blocks WHERE hash = $1 AND consensus FOR SHARE', [byteaFromHex(head.hash)]);
-    if (rowCount === 0) return false;
+  return writeAtConsensusBlock(pool, head.hash, read, async (client, entries) => {
     const known = entries.filter((e): e is { address: Address; code: Hex } => e.code !== null);
     if (known.length > 0) {
       const hashes = known.map((e) => codeHash(e.code));
@@ -54,7 +50,6 @@ export async function saveContractCodes(
       );
     }
     await client.query('DELETE FROM contract_code_marks WHERE address = ANY($1::bytea[])', [entries.map((e) => byteaFromHex(e.address))]);
-    return true;
   });
 }
 

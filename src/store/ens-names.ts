@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Address, Hex, PrimaryNameRecord } from '../model.js';
 import { byteaFromHex, hexFromBytea, nullableByteaFromHex } from './encode.js';
 import { inLockOrder } from './lock-order.js';
+import { type AddressMark, clearAddressMarks, findAddressMarks, lockConsensusBlock, writeAtConsensusBlock } from './address-marks.js';
 import { inTransaction } from './transaction.js';
 
 /** A run of consensus blocks, without a gap, after the ENS stage's scan. */
@@ -74,8 +75,7 @@ const markNew = `INSERT INTO ens_marks (address, mark)
  */
 export async function markEnsWindow(pool: Pool, window: EnsScanWindow, parties: EnsParties): Promise<boolean> {
   return inTransaction(pool, async (client) => {
-    const { rowCount } = await client.query('SELECT 1 FROM blocks WHERE hash = $1 AND consensus FOR SHARE', [byteaFromHex(window.toHash)]);
-    if (rowCount === 0) return false;
+    if (!(await lockConsensusBlock(client, window.toHash))) return false;
     await client.query(
       `WITH window_blocks AS (
          SELECT hash, miner FROM blocks WHERE consensus AND number > $1 AND number <= $2
@@ -137,19 +137,8 @@ export async function markEnsRechecks(pool: Pool, ageMs: number, limit: number):
   return rowCount ?? 0;
 }
 
-/** An address to check, with the mark it was checked under. */
-export interface EnsMark {
-  address: Address;
-  mark: bigint;
-}
-
-/** Marked addresses, in address order. */
-export async function findEnsMarks(pool: Pool, limit: number): Promise<EnsMark[]> {
-  const { rows } = await pool.query<{ address: Buffer; mark: string }>('SELECT address, mark FROM ens_marks ORDER BY address LIMIT $1', [
-    limit,
-  ]);
-  return rows.map((r) => ({ address: hexFromBytea(r.address), mark: BigInt(r.mark) }));
-}
+/** Addresses to check, in address order. */
+export const findEnsMarks = (pool: Pool, limit: number): Promise<AddressMark[]> => findAddressMarks(pool, 'ens_marks', limit);
 
 /**
  * Stores the names read at `head` and clears the marks checked under, unless a window marked the
@@ -160,13 +149,9 @@ export async function findEnsMarks(pool: Pool, limit: number): Promise<EnsMark[]
 export async function saveEnsNames(
   pool: Pool,
   head: { number: bigint; hash: Hex },
-  checked: readonly (EnsMark & { record: PrimaryNameRecord })[],
+  checked: readonly (AddressMark & { record: PrimaryNameRecord })[],
 ): Promise<boolean> {
-  const entries = [...checked].sort((a, b) => inLockOrder(a.address, b.address));
-  if (entries.length === 0) return true;
-  return inTransaction(pool, async (client) => {
-    const { rowCount } = await client.query('SELECT 1 FROM blocks WHERE hash = $1 AND consensus FOR SHARE', [byteaFromHex(head.hash)]);
-    if (rowCount === 0) return false;
+  return writeAtConsensusBlock(pool, head.hash, checked, async (client, entries) => {
     const addresses = entries.map((e) => byteaFromHex(e.address));
     await client.query(
       `INSERT INTO ens_names (address, reverse_node, claimed, claimed_node, name, block_number, checked_at)
@@ -182,12 +167,7 @@ export async function saveEnsNames(
         head.number.toString(),
       ],
     );
-    await client.query(
-      `DELETE FROM ens_marks m USING unnest($1::bytea[], $2::bigint[]) r(address, mark)
-       WHERE m.address = r.address AND m.mark = r.mark`,
-      [addresses, entries.map((e) => e.mark.toString())],
-    );
-    return true;
+    await clearAddressMarks(client, 'ens_marks', entries);
   });
 }
 

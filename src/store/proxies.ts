@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Address, BlockBundle, Hex, ProxyRecord } from '../model.js';
 import { byteaFromHex, hexFromBytea, nullableByteaFromHex } from './encode.js';
 import { inLockOrder } from './lock-order.js';
-import { inTransaction } from './transaction.js';
+import { type AddressMark, clearAddressMarks, findAddressMarks, writeAtConsensusBlock } from './address-marks.js';
 
 /** topic0 of the events by which a proxy says its implementation changed. */
 export const proxyChangeTopics: readonly Hex[] = [
@@ -70,19 +70,8 @@ export async function retractProxies(client: PoolClient, fromNumber: bigint, par
   await markProxyChecks(client, [...rows.map((r) => hexFromBytea(r.address)), ...parties]);
 }
 
-/** A contract to check, with the mark it was checked under. */
-export interface ProxyMark {
-  address: Address;
-  mark: bigint;
-}
-
-/** Marked contracts, in address order. */
-export async function findProxyMarks(pool: Pool, limit: number): Promise<ProxyMark[]> {
-  const { rows } = await pool.query<{ address: Buffer; mark: string }>('SELECT address, mark FROM proxy_marks ORDER BY address LIMIT $1', [
-    limit,
-  ]);
-  return rows.map((r) => ({ address: hexFromBytea(r.address), mark: BigInt(r.mark) }));
-}
+/** Contracts to check, in address order. */
+export const findProxyMarks = (pool: Pool, limit: number): Promise<AddressMark[]> => findAddressMarks(pool, 'proxy_marks', limit);
 
 /**
  * Stores what the checks read at `head` found (a proxy's row replaced, a contract that is none
@@ -94,13 +83,9 @@ export async function findProxyMarks(pool: Pool, limit: number): Promise<ProxyMa
 export async function saveProxyChecks(
   pool: Pool,
   head: { number: bigint; hash: Hex },
-  checked: readonly (ProxyMark & { proxy: ProxyRecord | null })[],
+  checked: readonly (AddressMark & { proxy: ProxyRecord | null })[],
 ): Promise<boolean> {
-  const entries = [...checked].sort((a, b) => inLockOrder(a.address, b.address));
-  if (entries.length === 0) return true;
-  return inTransaction(pool, async (client) => {
-    const { rowCount } = await client.query('SELECT 1 FROM blocks WHERE hash = $1 AND consensus FOR SHARE', [byteaFromHex(head.hash)]);
-    if (rowCount === 0) return false;
+  return writeAtConsensusBlock(pool, head.hash, checked, async (client, entries) => {
     const addresses = entries.map((e) => byteaFromHex(e.address));
     await client.query('DELETE FROM proxy_implementations WHERE address = ANY($1::bytea[])', [addresses]);
     for (const { address, proxy } of entries) {
@@ -116,11 +101,6 @@ export async function saveProxyChecks(
         ],
       );
     }
-    await client.query(
-      `DELETE FROM proxy_marks m USING unnest($1::bytea[], $2::bigint[]) r(address, mark)
-       WHERE m.address = r.address AND m.mark = r.mark`,
-      [addresses, entries.map((e) => e.mark.toString())],
-    );
-    return true;
+    await clearAddressMarks(client, 'proxy_marks', entries);
   });
 }
