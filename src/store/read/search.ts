@@ -107,6 +107,8 @@ export async function findAddressByEnsName(db: Db, name: string): Promise<Addres
   return rows[0] === undefined ? null : hexFromBytea(rows[0].address);
 }
 
+const searchOrder = 'k.holders_count DESC, k.name ASC NULLS LAST, k.address ASC';
+
 /**
  * The tokens whose symbol and name hold every word of the query as a prefix of one of theirs, ranked as
  * Blockscout ranks them: most holders first, then by name (unnamed last), then by address; after the
@@ -116,11 +118,14 @@ export async function searchTokens(db: Db, words: string, after: TokenSearchKeys
   const params = new SqlParams();
   const query = params.add(words);
   const below = after === null ? '' : `AND ${afterToken(params, after)}`;
+  // The page is cut before the token's columns are added: their lookups, computed for every match
+  // before the sort, cost 128 ms for a word of 10,761 tokens.
   const { rows } = await db.query<TokenRow>(
-    `SELECT ${tokenColumns('k')} FROM tokens k
-     WHERE ${tokenSearchWords('k')} @@ to_tsquery('simple', ${query}) ${below}
-     ORDER BY k.holders_count DESC, k.name ASC NULLS LAST, k.address ASC
-     LIMIT ${params.add(limit)}`,
+    `SELECT ${tokenColumns('k')}
+     FROM (SELECT * FROM tokens k
+           WHERE ${tokenSearchWords('k')} @@ to_tsquery('simple', ${query}) ${below}
+           ORDER BY ${searchOrder} LIMIT ${params.add(limit)}) k
+     ORDER BY ${searchOrder}`,
     params.values,
   );
   return rows.map(toTokenItem);
