@@ -12,7 +12,7 @@ import { waitFor } from '../support/wait.js';
 import { type RunningApi, collectList, queryString, startApi } from './http.js';
 import { ajv, envelopeSchema, resultSchemas } from '../support/etherscan-schemas.js';
 import { assertTxlistItemIsV2 } from '../support/etherscan-compare.js';
-import { toEventSelector } from 'viem';
+import { encodeFunctionData, erc20Abi, toEventSelector } from 'viem';
 
 /**
  * The Etherscan-style API (/api?module=…&action=…) over real HTTP, on the token chain indexed from
@@ -567,4 +567,71 @@ test('txlistinternal (by address and by transaction) and getminedblocks are what
     mined.map((b: any) => b.blockNumber),
     validated.map((b) => String(b.height)),
   );
+});
+
+/** Every page of `size` of the list, in order, until the first past its end (which answers `none`). */
+async function pagesOf(params: Record<string, string | number>, size: number, none: string): Promise<any[][]> {
+  const pages: any[][] = [];
+  for (let page = 1; ; page++) {
+    const { body } = await get({ ...params, page, offset: size });
+    if (body.status === '0') {
+      assert.deepEqual(body, { status: '0', message: none, result: [] }, `${JSON.stringify(params)} page ${page} of ${size}`);
+      return pages;
+    }
+    pages.push(body.result);
+  }
+}
+
+// Last: it adds transactions to the chain the tests above compare with.
+test('every page is the rows the whole list holds at its place, in both orders, a transaction or transfer to itself once', async () => {
+  const { alice } = chain.scenario.accounts;
+  const erc20 = chain.scenario.contracts.erc20;
+  // Alice sends ether and the ERC-20 to herself: a row both sides of each list (sender, recipient) hold.
+  const selfSent = [
+    await chain.client.request<string>('eth_sendTransaction', [{ from: alice, to: alice, value: '0x1' }]),
+    await chain.client.request<string>('eth_sendTransaction', [
+      { from: alice, to: erc20, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [alice, 1n] }) },
+    ]),
+  ];
+  for (const hash of selfSent) {
+    await waitFor(async () => (await chain.client.request('eth_getTransactionReceipt', [hash])) !== null, `${hash} is mined`);
+  }
+  await indexTokenChain(chain, db);
+  const lists = [
+    ['txlist', 'No transactions found'],
+    ['tokentx', 'No token transfers found'],
+    ['tokennfttx', 'No token transfers found'],
+    ['token1155tx', 'No token transfers found'],
+    ['txlistinternal', 'No internal transactions found'],
+  ] as const;
+  let compared = 0;
+  for (const address of accounts) {
+    for (const [action, none] of lists) {
+      for (const sort of ['asc', 'desc']) {
+        const params = { module: 'account', action, address, sort };
+        const { body } = await get(params);
+        const whole: any[] = body.result;
+        for (const size of [2, 3]) {
+          const pages = await pagesOf(params, size, none);
+          assert.equal(pages.length, Math.ceil(whole.length / size), `${action} ${sort} ${address} pages of ${size}`);
+          for (const [i, page] of pages.entries()) {
+            assert.deepEqual(page, whole.slice(i * size, (i + 1) * size), `${action} ${sort} ${address} page ${i + 1} of ${size}`);
+          }
+          compared += pages.length;
+        }
+      }
+    }
+  }
+  assert.ok(compared > 100, `${compared} pages compared`);
+  const self = alice.toLowerCase();
+  const transactions = await result({ module: 'account', action: 'txlist', address: self, sort: 'desc' });
+  assert.deepEqual(
+    transactions.slice(0, 2).map((t: any) => t.hash),
+    [...selfSent].reverse(),
+  );
+  assert.equal(transactions.filter((t: any) => selfSent.includes(t.hash)).length, 2);
+  const [transfer] = await result({ module: 'account', action: 'tokentx', address: self, sort: 'desc', page: 1, offset: 1 });
+  assert.deepEqual([transfer.hash, transfer.from, transfer.to], [selfSent[1], self, self]);
+  const transfers = await result({ module: 'account', action: 'tokentx', address: self });
+  assert.equal(transfers.filter((t: any) => t.hash === selfSent[1]).length, 1);
 });

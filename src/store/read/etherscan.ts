@@ -6,10 +6,11 @@ import { type Db, SqlParams } from './sql.js';
 /**
  * The lists of the Etherscan-style API: a page (`page` of `offset` rows) of an address's rows in
  * block order, within a block range. Each side of the list (the address as sender, as recipient...)
- * reads only the keys of its first page × offset rows from its index, newest or oldest first; the
- * sides are merged, the page cut from the merge, and only its rows read in full. The API bounds
- * page × offset (10,000, as Blockscout does), so a deep page reads at most that many index entries
- * per side, never a table.
+ * is one range of its index in the list's order; the planner merges the sides in that order (a Merge
+ * Append) and the page is cut from the merge, so that the rows before the page cost one index entry
+ * each, read in order and stopped at the page's end, and only the page's rows are read in full. The
+ * API bounds page × offset (10,000, as Blockscout does), so a deep page reads at most that many
+ * index entries, never a table.
  */
 export interface ListWindow {
   /** 1-based. */
@@ -27,7 +28,13 @@ interface ListSide {
   conditions: string[];
 }
 
-/** The window's keys (`keys`, the list's order) of the sides, merged and cut to the page. */
+/**
+ * The window's keys (`keys`, the list's order) of the sides, merged and cut to the page; a row two
+ * sides hold (a transaction to itself) once. DISTINCT ON, unlike DISTINCT or UNION, cannot be
+ * hashed: the planner, which cannot tell how many merged rows are distinct, would hash them, reading
+ * every side's rows up to the page's end and sorting what is left. DISTINCT ON keeps the rows in the
+ * merge's order and drops a row equal to the one before it.
+ */
 function pageKeys(params: SqlParams, sides: readonly ListSide[], keys: readonly string[], window: ListWindow): string {
   const direction = window.descending ? 'DESC' : 'ASC';
   const order = keys.map((key) => `${key} ${direction}`).join(', ');
@@ -35,13 +42,15 @@ function pageKeys(params: SqlParams, sides: readonly ListSide[], keys: readonly 
   if (window.startBlock !== null) range.push(`s.block_number >= ${params.add(window.startBlock)}::bigint`);
   if (window.endBlock !== null) range.push(`s.block_number <= ${params.add(window.endBlock)}::bigint`);
   const reach = params.add(window.page * window.offset);
+  // Each side ordered in its own subquery: a UNION ALL member with a WHERE clause is planned on its
+  // own, and only its ORDER BY makes it the ordered index scan that the merge reads.
   const scans = sides.map(
     ({ table, conditions }) =>
       `(SELECT ${keys.map((key) => `s.${key}`).join(', ')} FROM ${table} s WHERE ${[...conditions, ...range].join(' AND ')}
         ORDER BY ${keys.map((key) => `s.${key} ${direction}`).join(', ')} LIMIT ${reach})`,
   );
-  return `SELECT * FROM (${scans.join(' UNION ')}) k ORDER BY ${order}
-          OFFSET ${params.add((window.page - 1) * window.offset)} LIMIT ${params.add(window.offset)}`;
+  return `SELECT DISTINCT ON (${keys.join(', ')}) * FROM (${scans.join(' UNION ALL ')}) k
+          ORDER BY ${order} OFFSET ${params.add((window.page - 1) * window.offset)} LIMIT ${params.add(window.offset)}`;
 }
 
 /**
