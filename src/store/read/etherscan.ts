@@ -443,10 +443,9 @@ export async function findLogs(db: Db, filter: LogFilter, limit: number): Promis
          ORDER BY x.block_number, x.log_index LIMIT ${params.add(limit)}`;
   const { rows } = await db.query<LogRow>(
     `SELECT l.address, l.first_topic, l.second_topic, l.third_topic, l.fourth_topic, l.data, l.block_number,
-            extract(epoch FROM b.timestamp)::bigint AS timestamp, t.gas_price, t.gas_used, l.log_index, l.transaction_hash,
+            extract(epoch FROM t.block_timestamp)::bigint AS timestamp, t.gas_price, t.gas_used, l.log_index, l.transaction_hash,
             l.transaction_index
      FROM (${selected}) l
-     ${lookup('b', 'SELECT * FROM blocks x WHERE x.hash = l.block_hash')}
      ${lookup('t', 'SELECT * FROM transactions x WHERE x.block_number = l.block_number AND x.index = l.transaction_index')}
      ORDER BY l.block_number, l.log_index`,
     params.values,
