@@ -399,19 +399,20 @@ export interface EtherscanLogItem {
   transactionIndex: number;
 }
 
+/** The hashes and bytes already 0x-hex (see findLogs). */
 interface LogRow {
-  address: Buffer;
-  first_topic: Buffer | null;
-  second_topic: Buffer | null;
-  third_topic: Buffer | null;
-  fourth_topic: Buffer | null;
-  data: Buffer;
+  address: Address;
+  first_topic: Hex | null;
+  second_topic: Hex | null;
+  third_topic: Hex | null;
+  fourth_topic: Hex | null;
+  data: Hex;
   block_number: string;
   timestamp: string;
   gas_price: string | null;
   gas_used: string;
   log_index: number;
-  transaction_hash: Buffer;
+  transaction_hash: Hex;
   transaction_index: number;
 }
 
@@ -441,9 +442,12 @@ export async function findLogs(db: Db, filter: LogFilter, limit: number): Promis
          WHERE x.address = ${params.add(byteaFromHex(filter.address))} AND x.block_number BETWEEN ${from}::bigint AND ${to}::bigint
            ${topicCondition}
          ORDER BY x.block_number, x.log_index LIMIT ${params.add(limit)}`;
+  // The bytes hex-encoded by PostgreSQL: node-postgres would make each a Buffer, to be encoded again
+  // here, 7,000 of them for 1,000 logs (half the time of building the items, and their garbage).
+  const hex = (column: string) => `'0x' || encode(l.${column}, 'hex') AS ${column}`;
   const { rows } = await db.query<LogRow>(
-    `SELECT l.address, l.first_topic, l.second_topic, l.third_topic, l.fourth_topic, l.data, l.block_number,
-            extract(epoch FROM t.block_timestamp)::bigint AS timestamp, t.gas_price, t.gas_used, l.log_index, l.transaction_hash,
+    `SELECT ${['address', ...topicColumns, 'data'].map(hex).join(', ')}, l.block_number,
+            extract(epoch FROM t.block_timestamp)::bigint AS timestamp, t.gas_price, t.gas_used, l.log_index, ${hex('transaction_hash')},
             l.transaction_index
      FROM (${selected}) l
      ${lookup('t', 'SELECT * FROM transactions x WHERE x.block_number = l.block_number AND x.index = l.transaction_index')}
@@ -451,15 +455,15 @@ export async function findLogs(db: Db, filter: LogFilter, limit: number): Promis
     params.values,
   );
   return rows.map((r) => ({
-    address: hexFromBytea(r.address),
-    topics: [r.first_topic, r.second_topic, r.third_topic, r.fourth_topic].map(hexFromNullableBytea),
-    data: hexFromBytea(r.data),
+    address: r.address,
+    topics: [r.first_topic, r.second_topic, r.third_topic, r.fourth_topic],
+    data: r.data,
     blockNumber: Number(r.block_number),
     timestamp: Number(r.timestamp),
     gasPrice: r.gas_price,
     gasUsed: r.gas_used,
     logIndex: r.log_index,
-    transactionHash: hexFromBytea(r.transaction_hash),
+    transactionHash: r.transaction_hash,
     transactionIndex: r.transaction_index,
   }));
 }
