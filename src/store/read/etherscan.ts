@@ -7,10 +7,11 @@ import { type Db, SqlParams } from './sql.js';
  * The lists of the Etherscan-style API: a page (`page` of `offset` rows) of an address's rows in
  * block order, within a block range. Each side of the list (the address as sender, as recipient...)
  * is one range of its index in the list's order; the planner merges the sides in that order (a Merge
- * Append) and the page is cut from the merge, so that the rows before the page cost one index entry
- * each, read in order and stopped at the page's end, and only the page's rows are read in full. The
- * API bounds page × offset (10,000, as Blockscout does), so a deep page reads at most that many
- * index entries, never a table.
+ * Append) and the page is cut from the merge, read in order and stopped at the page's end. A row
+ * before the page costs an index entry (and a table row where a side tests a column its index lacks,
+ * as a token filter does), and only the page's rows are read in full. The API bounds page × offset
+ * (10,000, as Blockscout does), so a deep page merges at most that many rows; a side whose conditions
+ * drop entries reads on through its address's range until it has them.
  */
 export interface ListWindow {
   /** 1-based. */
