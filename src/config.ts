@@ -61,6 +61,8 @@ export interface Config {
   apiMaxEventLoopDelayMs: number | null;
   /** The longest an answer shared between the requests of one block is kept while no change comes; 0: none is shared. */
   apiSharedAnswersMaxAgeMs: number;
+  /** Whether the API prepares its statements on each connection. */
+  apiPreparedStatements: boolean;
   /** Origins a browser may read the API from; null: any. */
   corsAllowedOrigins: string[] | null;
   /** Milliseconds between progress log lines, without a terminal. */
@@ -133,6 +135,7 @@ const defaults = {
   apiPoolWaitMs: 1_000,
   apiMaxEventLoopDelayMs: 500,
   apiSharedAnswersMaxAgeMs: 5_000,
+  apiPreparedStatements: true,
   demoBlockIntervalMs: 5000,
   requestLogLevel: 'debug' as RequestLogLevel,
   // Off for the demo and a local explorer; Blockscout's own default is on.
@@ -406,6 +409,14 @@ export const settings: readonly Setting[] = [
     default: code(defaults.apiSharedAnswersMaxAgeMs),
     meaning:
       'the longest, in milliseconds, an answer shared between the requests of one block is kept while no change comes (see "Shared answers"; `0`: none is shared)',
+  },
+  {
+    env: 'API_PREPARED_STATEMENTS',
+    flag: 'api-prepared-statements',
+    key: 'apiPreparedStatements',
+    default: code(defaults.apiPreparedStatements),
+    meaning:
+      'the API prepares its statements on each connection, planned once instead of at every request; `false` behind a pooler in transaction mode that does not keep prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`)',
   },
   {
     env: 'SEXTANT_CORS_ALLOWED_ORIGINS',
@@ -784,6 +795,7 @@ export function parseConfig(raw: RawSettings): Config {
       0,
       3_600_000,
     ),
+    apiPreparedStatements: boolean('apiPreparedStatements', raw.apiPreparedStatements, defaults.apiPreparedStatements),
     corsAllowedOrigins: origins(raw.corsAllowedOrigins),
     progressIntervalMs: integer('progressIntervalMs', raw.progressIntervalMs, defaults.progressIntervalMs, 100, 3_600_000),
     solcBinApiUrl:

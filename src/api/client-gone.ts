@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type pg from 'pg';
 import { type BackendKey, cancelStatement } from '../store/cancel.js';
 import type { Db } from '../store/read/sql.js';
+import { apiStatement } from './prepared-statements.js';
 import type { ApiApp } from './route.js';
 
 /**
@@ -71,7 +72,8 @@ type Pool = Db & {
 };
 
 /** A connection of the pool, whose statement can be cancelled when it has the backend's key. */
-type PoolClient = Db & Pick<pg.PoolClient, 'release' | 'on' | 'off'> & BackendKey;
+type PoolClient = { query(statement: pg.QueryConfig): Promise<pg.QueryResult> } & Pick<pg.PoolClient, 'release' | 'on' | 'off'> &
+  BackendKey;
 
 /** Requests waiting for a connection, per connection, beyond which a request is refused at once. */
 const WAITING_PER_CONNECTION = 10;
@@ -123,8 +125,7 @@ async function refuseIfSaturated(pool: Pool, waiting: Waiting): Promise<void> {
 async function queryUnlessGone(
   context: RequestContext | undefined,
   client: PoolClient,
-  text: string,
-  values: unknown[] | undefined,
+  statement: pg.QueryConfig,
 ): Promise<pg.QueryResult> {
   let cancelled: Promise<void> | undefined;
   const cancel = () => {
@@ -132,7 +133,7 @@ async function queryUnlessGone(
   };
   context?.gone.addEventListener('abort', cancel, { once: true });
   try {
-    return await client.query(text, values);
+    return await client.query(statement);
   } catch (error) {
     throw cancelled === undefined ? error : new ClientGoneError();
   } finally {
@@ -146,7 +147,7 @@ async function queryUnlessGone(
  * gone, and with PoolSaturatedError instead of queueing behind more than a few waiting requests per
  * connection (of clients still there: the first request after a burst is not refused for the burst's).
  */
-export function clientAwareDb(pool: Pool): Db {
+export function clientAwareDb(pool: Pool, prepareStatements: boolean): Db {
   const waiting: Waiting = new Set();
   /** A connection of the pool, the request listed among the waiting ones meanwhile. */
   async function connect(connecting: Promise<PoolClient>, context: RequestContext | undefined): Promise<PoolClient> {
@@ -172,7 +173,7 @@ export function clientAwareDb(pool: Pool): Db {
       client.on('error', ignore);
       try {
         throwIfClientGone(context);
-        return await queryUnlessGone(context, client, text, values);
+        return await queryUnlessGone(context, client, apiStatement(text, values, prepareStatements));
       } finally {
         client.off('error', ignore);
         client.release();

@@ -125,6 +125,8 @@ export interface ApiOptions {
    * is shared when omitted or 0.
    */
   sharedAnswersMaxAgeMs?: number;
+  /** Whether statements are prepared on each connection (apiStatement); true when omitted. */
+  prepareStatements?: boolean;
   /** What GET /metrics reports beside the index: the pool's connections, the node's errors; neither when omitted. */
   metrics?: Omit<MetricsOptions, 'websocketClients' | 'sharedAnswerBytes'>;
 }
@@ -264,7 +266,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       },
     });
   }
-  const db = clientAwareDb(options.pool);
+  const db = clientAwareDb(options.pool, options.prepareStatements ?? true);
   // Before trackRequests: the facts are read as the work of the request.
   registerContractFacts(app, db);
   // Its replay checks run on the pool: they are no request's work.

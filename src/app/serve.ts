@@ -66,6 +66,7 @@ export async function listen(
       : { max: config.rateLimitByIp, intervalMs: config.rateLimitByIpInterval, allowList: config.rateLimitWhitelistedIps },
     maxEventLoopDelayMs: config.apiMaxEventLoopDelayMs,
     sharedAnswersMaxAgeMs: config.apiSharedAnswersMaxAgeMs,
+    prepareStatements: config.apiPreparedStatements,
     verification,
     proxyChecks: { request: (address) => requestProxyCheck(database.pool, address) },
   });

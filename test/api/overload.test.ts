@@ -239,7 +239,7 @@ test('a request whose client has gone runs no query once a connection is free', 
 
 test('requests whose clients leave while they look again at a full queue are not queued: the next request is', async () => {
   const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '60000' });
-  const guarded = clientAwareDb(apiPool);
+  const guarded = clientAwareDb(apiPool, true);
   const query = (client: AbortController) => withRequestContext({ socket: null, gone: client.signal }, () => guarded.query('SELECT 1'));
   const release = holdTheConnection(await apiPool.connect());
   try {
@@ -262,7 +262,7 @@ test('requests whose clients leave while they look again at a full queue are not
 
 test("waiting requests whose sockets are closed count as gone before their signals abort (later in the event loop's turn)", async () => {
   const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '60000' });
-  const guarded = clientAwareDb(apiPool);
+  const guarded = clientAwareDb(apiPool, true);
   const release = holdTheConnection(await apiPool.connect());
   try {
     // Sockets closed, as the server sees them once their ends are read; the close events not handled yet.
