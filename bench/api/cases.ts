@@ -42,8 +42,8 @@ type TokenPageId =
   | 'token-instance-holders'
   | 'token-instance-transfers-count';
 
-/** The address page: the address, its counters, its tab counts, its transactions. */
-type AddressPageEndpointId = 'address' | 'address-counters' | 'address-tabs-counters' | 'address-transactions';
+/** The address page: the address, its counters, its tab counts, its transactions, its logs. */
+type AddressPageEndpointId = 'address' | 'address-counters' | 'address-tabs-counters' | 'address-transactions' | 'address-logs';
 
 /** The home page: its two lists, the indexing status, the chain's figures and the transactions page's. */
 type HomePageEndpointId = 'main-page-blocks' | 'main-page-transactions' | 'main-page-indexing-status' | 'stats' | 'transactions-stats';
@@ -325,6 +325,13 @@ export const endpoints: Endpoint[] = [
     deepPage: true,
     keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/transactions' AS path, transactions_count AS n
            FROM address_counters WHERE transactions_count > 0`,
+  },
+  {
+    // Keyed by the emitters: each log decoded with the emitter's ABI or a signature of the database.
+    id: 'address-logs',
+    title: 'logs of an address',
+    deepPage: true,
+    keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/logs' AS path, count(*) AS n FROM logs GROUP BY address`,
   },
   // The home page's answers have no key: each is one path, hot and cold alike.
   {

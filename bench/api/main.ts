@@ -1,7 +1,9 @@
 /**
- * `npm run bench:api -- --scale small|full [--database-url <url>] [--only <ids>] [--connections <list>]`:
+ * `npm run bench:api -- --scale small|full [--database-url <url>] [--only <ids>] [--connections <list>] [--no-signatures] [--serve-node-flags <list>]`:
  * the API benchmark on its own (`--only`: the endpoints of `cases.ts` to measure, comma-separated;
- * `--connections`: the concurrencies, 1,64 by default). With
+ * `--connections`: the concurrencies, 1,64 by default; `--no-signatures`: with the signatures table
+ * emptied, so that nothing unverified is decoded; `--serve-node-flags`: flags for the node running
+ * `sextant serve`, comma-separated). With
  * a database URL, on that already indexed database; without one, on a new database (sextant_bench_api_
  * and the scale) filled by the bench chain's direct loader, kept afterwards so that a later run can be
  * pointed at it.
@@ -32,4 +34,12 @@ if (databaseUrl === undefined) {
   report(`loading the ${scale} bench chain into ${databaseUrl}`);
   await loadBenchChain({ scale, databaseUrl, report });
 }
-await runApiBench({ scale, databaseUrl, report, only, concurrencies });
+await runApiBench({
+  scale,
+  databaseUrl,
+  report,
+  only,
+  concurrencies,
+  signatures: !args.includes('--no-signatures'),
+  serveNodeFlags: list('--serve-node-flags'),
+});

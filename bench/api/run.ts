@@ -2,6 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { pino } from 'pino';
+import { loadSignatureDatabase } from '../../src/app/signature-database.js';
 import { type BenchKeys, benchKeys } from '../chain/keys.js';
 import { type BenchScale, chainShapes } from '../chain/scale.js';
 import { describeMachine, loadAverage } from '../index/machine.js';
@@ -22,6 +24,19 @@ export interface ApiBenchOptions {
   only?: readonly string[];
   /** The concurrencies to load each page at; 1 and 64 when absent. */
   concurrencies?: readonly number[];
+  /**
+   * False: the pages are measured with the signatures table empty, as on a database the indexer has
+   * not yet loaded it into (calls to contracts nobody verified keep their selector); loaded when absent.
+   */
+  signatures?: boolean;
+  /** Flags for the `node` that runs `sextant serve` (V8's heap flags, say); none when absent. */
+  serveNodeFlags?: readonly string[];
+}
+
+/** Loads the signature database Sextant ships, as the indexer does on its first start, or empties the table. */
+async function prepareSignatures(pool: pg.Pool, loaded: boolean): Promise<void> {
+  if (loaded) await loadSignatureDatabase(pool, pino({ level: 'silent' }));
+  else await pool.query('TRUNCATE signatures, signature_sources');
 }
 
 /** One page measured at one concurrency: the API and its two floors. */
@@ -75,10 +90,10 @@ const cli = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 const memoryServer = new URL('./memory-server.ts', import.meta.url).pathname;
 
 /** `sextant serve` on the database; request logging off (LOG_LEVEL=warn) so the figures are the API's. */
-async function startServe(databaseUrl: string): Promise<RunningChild> {
+async function startServe(databaseUrl: string, nodeFlags: readonly string[]): Promise<RunningChild> {
   const port = await freePort();
   const env = { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-  return startNodeChild([cli, 'serve'], env, port, '/health');
+  return startNodeChild([...nodeFlags, cli, 'serve'], env, port, '/health');
 }
 
 async function startMemoryFloor(responsesFile: string, readyPath: string): Promise<RunningChild> {
@@ -205,7 +220,8 @@ export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchRes
   const plan = loadPlans[options.scale];
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: poolSize });
   const workDir = await mkdtemp(join(tmpdir(), 'sextant-bench-api-'));
-  const serve = await startServe(options.databaseUrl);
+  await prepareSignatures(pool, options.signatures ?? true);
+  const serve = await startServe(options.databaseUrl, options.serveNodeFlags ?? []);
   let memory: RunningChild | null = null;
   try {
     // After a bulk load, as autovacuum would before long: the plans below depend on fresh statistics, and

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { apiStatement } from '../../src/api/prepared-statements.js';
 import { buildApi } from '../../src/api/server.js';
 import type { Db } from '../../src/store/read/sql.js';
 import { type LoadFigures, figuresFromLatencies } from './figures.js';
@@ -37,9 +38,9 @@ export async function recordQueries(pool: pg.Pool, paths: string[]): Promise<Map
   return recorded;
 }
 
-/** Runs one request's statements one after another, in the order the route ran them. */
+/** Runs one request's statements one after another, in the order the route ran them, prepared as the API prepares them. */
 async function replay(pool: pg.Pool, queries: RecordedQuery[]): Promise<void> {
-  for (const { text, values } of queries) await pool.query(text, values);
+  for (const { text, values } of queries) await pool.query(apiStatement(text, values, true));
 }
 
 async function runWorkers(

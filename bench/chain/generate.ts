@@ -1,6 +1,6 @@
 import type { RpcBlock, RpcLog, RpcReceipt, RpcTransaction, RpcWithdrawal } from '../../src/chain/rpc-types.js';
 import type { Address, Hex } from '../../src/model.js';
-import { abiUintArrays, addressTopic, uintTopic, uintWord } from './abi.js';
+import { abiUintArrays, abiUintArraysAndBytes, addressTopic, callInput, uintTopic, uintWord } from './abi.js';
 import {
   HOT_ACCOUNTS,
   Kind,
@@ -173,35 +173,33 @@ export function createChainGenerator(shape: ChainShape): ChainGenerator {
     let input: Hex;
     if (kind < 0.55) {
       to = erc20(shape.airdropTokens + random.skewed(shape.busyErc20, 2));
-      input = '0xa9059cbb';
       for (let count = 1 + random.below(6); count > 0; count--) {
         logs.push(transfer(to, pickAccount(random), pickAccount(random), BigInt(1 + random.below(1e9)) * GWEI, false));
       }
+      input = callInput('0xa9059cbb', logs[0]!.topics[2]!, logs[0]!.data);
     } else if (kind < 0.75) {
       to = erc721(shape.airdropTokens + random.skewed(shape.busyErc721, 2));
-      input = '0x23b872dd';
       for (let count = 1 + random.below(3); count > 0; count--) {
         logs.push(transfer(to, pickAccount(random), pickAccount(random), BigInt(1 + random.below(1000)), true));
       }
+      input = callInput('0x23b872dd', ...logs[0]!.topics.slice(1));
     } else if (kind < 0.85) {
       to = erc1155(random.skewed(shape.busyErc1155, 2));
-      input = '0xf242432a';
       for (let count = 1 + random.below(3); count > 0; count--) {
         logs.push(
           transferSingle(to, from, pickAccount(random), pickAccount(random), BigInt(1 + random.below(100)), BigInt(1 + random.below(10))),
         );
       }
+      const [, , sender, recipient] = logs[0]!.topics;
+      input = callInput('0xf242432a', sender!, recipient!, logs[0]!.data, uintTopic(160), uintTopic(0));
     } else if (kind < 0.95) {
       to = erc1155(random.skewed(shape.busyErc1155, 2));
-      input = '0x2eb2c2d6';
       const size = 2 + random.below(7);
       const ids = Array.from({ length: size }, () => BigInt(1 + random.below(100)));
       const amounts = Array.from({ length: size }, () => BigInt(1 + random.below(10)));
-      logs.push({
-        address: to,
-        topics: [TRANSFER_BATCH, addressTopic(from), addressTopic(pickAccount(random)), addressTopic(pickAccount(random))],
-        data: abiUintArrays(ids, amounts),
-      });
+      const [sender, recipient] = [addressTopic(pickAccount(random)), addressTopic(pickAccount(random))];
+      logs.push({ address: to, topics: [TRANSFER_BATCH, addressTopic(from), sender, recipient], data: abiUintArrays(ids, amounts) });
+      input = callInput('0x2eb2c2d6', sender, recipient, abiUintArraysAndBytes(ids, amounts));
     } else {
       to = pickAccount(random);
       input = '0x';
