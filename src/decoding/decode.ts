@@ -70,19 +70,20 @@ type Choice = 'first' | 'best';
 function decodeWithSelector(abis: readonly Abi[], type: ItemType, data: Hex, choice: Choice): DecodedInput | null {
   const parts = split(data);
   if (parts === null) return null;
+  const items = abis.flatMap((abi) => itemsWithSelector(abi, type, parts.selector));
+  // A sole candidate is chosen if it decodes, however well it fits.
+  const compare = choice === 'best' && items.length > 1;
   let chosen: { item: AbiItem; values: readonly unknown[]; fit: number } | null = null;
-  search: for (const abi of abis) {
-    for (const { item } of itemsWithSelector(abi, type, parts.selector)) {
-      let values: readonly unknown[];
-      try {
-        values = decodeAbiParameters(item.inputs, parts.args);
-      } catch {
-        continue;
-      }
-      const fit = choice === 'first' ? EXACT_FIT : fitOf(item.inputs, values, parts.args);
-      if (chosen === null || fit > chosen.fit) chosen = { item, values, fit };
-      if (fit === EXACT_FIT) break search;
+  for (const { item } of items) {
+    let values: readonly unknown[];
+    try {
+      values = decodeAbiParameters(item.inputs, parts.args);
+    } catch {
+      continue;
     }
+    const fit = compare ? fitOf(item.inputs, values, parts.args) : EXACT_FIT;
+    if (chosen === null || fit > chosen.fit) chosen = { item, values, fit };
+    if (fit === EXACT_FIT) break;
   }
   if (chosen === null) return null;
   const { item, values } = chosen;
@@ -177,17 +178,18 @@ function layouts(event: AbiEvent, indexedCount: number): AbiEvent[] {
 
 /** The event of the ABIs under the log's first topic that decodes it, as `choice` picks it. */
 function decodeLogWithSelector(abis: readonly Abi[], topics: [Hex, ...Hex[]], data: Hex, choice: Choice): DecodedLog | null {
+  const candidates = abis.flatMap((abi) =>
+    itemsWithSelector(abi, 'event', topics[0]).flatMap(({ item }) => layouts(item as AbiEvent, topics.length - 1)),
+  );
+  // A sole candidate is chosen if it decodes, however well it fits.
+  const compare = choice === 'best' && candidates.length > 1;
   let chosen: { decoded: DecodedLog; fit: number } | null = null;
-  for (const abi of abis) {
-    for (const { item } of itemsWithSelector(abi, 'event', topics[0])) {
-      for (const layout of layouts(item as AbiEvent, topics.length - 1)) {
-        const decoded = decodeLogWith(layout, topics, data);
-        if (decoded === null) continue;
-        const fit = choice === 'first' ? EXACT_FIT : logFitOf(layout, data);
-        if (fit === EXACT_FIT) return decoded;
-        if (chosen === null || fit > chosen.fit) chosen = { decoded, fit };
-      }
-    }
+  for (const layout of candidates) {
+    const decoded = decodeLogWith(layout, topics, data);
+    if (decoded === null) continue;
+    const fit = compare ? logFitOf(layout, data) : EXACT_FIT;
+    if (fit === EXACT_FIT) return decoded;
+    if (chosen === null || fit > chosen.fit) chosen = { decoded, fit };
   }
   return chosen?.decoded ?? null;
 }
