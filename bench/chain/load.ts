@@ -7,6 +7,7 @@ import { recordChainFact } from '../../src/store/chain-facts.js';
 import { migrate } from '../../src/store/migrate.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { writeBlockTraces } from '../../src/store/write-traces.js';
+import { writeBenchCoinBalances } from './coin-balances.js';
 import { createChainGenerator } from './generate.js';
 import { createInProcessClient } from './in-process-client.js';
 import { runMetadataStages } from './metadata.js';
@@ -26,7 +27,8 @@ const BLOCKS_PER_WRITE = 100;
  * Fills a database with the generated chain without a node or an indexer, through the indexer's own
  * code: fetchBlocks + decodeBlock + writeBlockBundles for blocks, receipts, logs and token transfers,
  * fetchBatchTraces + writeBlockTraces for internal transactions, and the metadata stages' readers and
- * stages for token and NFT metadata, all answered in process by the generator.
+ * stages for token and NFT metadata, all answered in process by the generator; then coin balances
+ * (writeBenchCoinBalances).
  */
 export async function loadBenchChain(options: LoadOptions): Promise<void> {
   const chain = createChainGenerator(chainShape(options.scale, options.blocks));
@@ -57,6 +59,8 @@ export async function loadBenchChain(options: LoadOptions): Promise<void> {
     options.report(`loaded ${chain.head + 1} blocks with their traces in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await runMetadataStages(pool, client);
     options.report(`loaded token and NFT metadata; ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
+    const balances = await writeBenchCoinBalances(pool);
+    options.report(`wrote ${balances} coin balances; ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
   } finally {
     await pool.end();
   }
