@@ -5,8 +5,9 @@ import { createPublicClient, http, parseAbi } from 'viem';
 import type { Address } from '../../src/model.js';
 import { pastCoinBalancesFromNode } from '../../src/app/past-coin-balances.js';
 import type { NodeConnection } from '../../src/app/node.js';
+import { type TokenBalanceKey, readLedgerTokenBalancesAt } from '../../src/store/read/state-changes.js';
 import { type TestDatabase, bytea, createTestDatabase } from '../support/database.js';
-import { type TokenChain, indexTokenChainWithContracts, startTokenChain } from '../support/token-chain.js';
+import { type NodeTransfer, type TokenChain, indexTokenChainWithContracts, startTokenChain } from '../support/token-chain.js';
 import { type RunningApi, collectList, startApi } from './http.js';
 
 /**
@@ -186,6 +187,51 @@ describe('GET /api/v2/transactions/{hash}/state-changes', () => {
       }
     }
     assert.ok(told > 0, 'some balances are told by the index alone');
+  });
+
+  test('the ledger’s token balance at every block is balanceOf there, summed from the first transfer or from the current balance', async () => {
+    // Every balance the chain's transfers move (ERC-1155 per id), the zero address left out (it holds
+    // nothing), as are contracts whose Transfers are of two kinds (ERC-404, which the ledger splits).
+    const kinds = new Map<string, Set<NodeTransfer['type']>>();
+    for (const t of chain.transfers) kinds.set(t.token, (kinds.get(t.token) ?? new Set()).add(t.type));
+    const keys = new Map<string, TokenBalanceKey & { type: NodeTransfer['type']; first: number; last: number }>();
+    for (const t of chain.transfers.filter((x) => kinds.get(x.token)!.size === 1)) {
+      const tokenId = t.type === 'ERC-1155' ? t.tokenId : null;
+      const token = t.token.toLowerCase() as Address;
+      for (const holder of [t.from, t.to].map((a) => a.toLowerCase() as Address)) {
+        if (holder === ZERO) continue;
+        const id = `${holder}:${token}:${tokenId ?? ''}`;
+        const key = keys.get(id) ?? { holder, token, tokenId, type: t.type, first: t.blockNumber, last: t.blockNumber };
+        key.last = t.blockNumber;
+        keys.set(id, key);
+      }
+    }
+    const list = [...keys.values()];
+    const head = Number(await node.getBlockNumber());
+    let fromFirst = 0;
+    let fromCurrent = 0;
+    for (let block = 0; block <= head; block++) {
+      const ledger = await readLedgerTokenBalancesAt(db.pool, list, block);
+      for (const [i, key] of list.entries()) {
+        if (block - key.first < key.last - block) fromFirst++;
+        else fromCurrent++;
+        // Before its first transfer the holder has none of the token (which may not exist yet).
+        if (block < key.first) {
+          assert.equal(ledger[i], 0n, `${key.holder} ${key.token} ${key.tokenId ?? ''} at ${block}, before its first transfer`);
+          continue;
+        }
+        const call = { address: key.token, abi: balanceAbi, blockNumber: BigInt(block) } as const;
+        const onChain =
+          key.tokenId === null
+            ? await node.readContract({ ...call, functionName: 'balanceOf', args: [key.holder] })
+            : await node.readContract({ ...call, functionName: 'balanceOf', args: [key.holder, key.tokenId] });
+        assert.equal(ledger[i], onChain, `${key.type} ${key.holder} ${key.token} ${key.tokenId ?? ''} at ${block}`);
+      }
+    }
+    assert.ok(
+      fromFirst > 0 && fromCurrent > 0,
+      `balances read nearer the first transfer (${fromFirst}) and nearer the last (${fromCurrent})`,
+    );
   });
 
   test('an unknown transaction is a 404, a malformed hash a 422 naming it, items_count out of range a 422', async () => {
