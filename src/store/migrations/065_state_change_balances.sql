@@ -8,3 +8,10 @@
 -- against 5.7 s without (five runs each).
 CREATE INDEX token_transfers_from_token ON token_transfers (from_address, token_address, block_number) INCLUDE (amount, token_id);
 CREATE INDEX token_transfers_to_token ON token_transfers (to_address, token_address, block_number) INCLUDE (amount, token_id);
+
+-- An address's withdrawals by block: a state change's coin balance from the index alone (an earlier
+-- balance read, when nothing moved the coin since) looks for a withdrawal between the read and the
+-- block, one range of this index. Through withdrawals_address it walked all the address's withdrawals
+-- (13,784 at the bench's busiest: 15 ms warm, 94 ms cold, against 0.35 ms). Copying 200,000
+-- withdrawals into a table of 600,000 took a median 2.3 s with it against 1.4 s without (three runs each).
+CREATE INDEX withdrawals_address_block ON withdrawals (address, block_number);
