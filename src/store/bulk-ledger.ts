@@ -21,7 +21,7 @@ export interface LedgerStep {
 const zero = byteaFromHex(ZERO_ADDRESS);
 
 /** The id a transfer's balance row is kept under: ERC-20 and ERC-721 balances are one per token. */
-const balanceTokenId = `CASE WHEN token_type IN ('ERC-1155', 'ERC-404') THEN token_id END`;
+export const balanceTokenId = `CASE WHEN token_type IN ('ERC-1155', 'ERC-404') THEN token_id END`;
 
 /**
  * Each token typed by all its transfers as the per-batch ledger types it (joinTokenTypes): ERC-1155 if

@@ -1,4 +1,5 @@
 import type { Address, TransactionRecord } from '../../model.js';
+import { balanceTokenId } from '../bulk-ledger.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 import { type AddressItem, type Db, addressItem } from './sql.js';
@@ -232,11 +233,11 @@ export interface TokenBalanceKey {
   tokenId: bigint | null;
 }
 
-/** The sum of a holder's transfers of a token (of one id, if the key has one) in and out, over the blocks `range` selects. */
+/** The sum of a holder's transfers in or out that the ledger keeps under a key's balance row, over the blocks `range` selects. */
 const transferSum = (direction: 'to_address' | 'from_address', range: string) =>
   `coalesce((SELECT sum(t.amount) FROM token_transfers t
              WHERE t.${direction} = k.holder AND t.token_address = k.token AND ${range}
-               AND (k.token_id IS NULL OR t.token_id = k.token_id)), 0)`;
+               AND ${balanceTokenId} IS NOT DISTINCT FROM k.token_id), 0)`;
 
 /** The first or last block of a holder's transfers of a token, in either direction. */
 const transferBlock = (pick: 'least' | 'greatest', aggregate: 'min' | 'max') =>
@@ -247,7 +248,8 @@ const transferBlock = (pick: 'least' | 'greatest', aggregate: 'min' | 'max') =>
  * The token ledger's balances at the end of a block, in the order of `keys`. The ledger is the sum of
  * the transfers, so each is summed from whichever end of the holder's transfers of the token is nearer
  * by block: from the first, the transfers up to the block; from the last, the current balance less what
- * the transfers of later blocks brought, plus what they took. Both are exact for the ledger; the nearer
+ * the transfers of later blocks brought, plus what they took. Both count the transfers the ledger keeps
+ * under the key's row (by the transfer's own type, as the ledger does), so both are exact; the nearer
  * end reads at most about half of a busy holder's transfers of the token (token_transfers_to_token and
  * token_transfers_from_token, migration 065).
  */
