@@ -61,7 +61,7 @@ export interface Config {
   apiMaxEventLoopDelayMs: number | null;
   /** The longest an answer shared between the requests of one block is kept while no change comes; 0: none is shared. */
   apiSharedAnswersMaxAgeMs: number;
-  /** Whether the API prepares its statements on each connection. */
+  /** Whether the API prepares its plan-stable statements on each connection. */
   apiPreparedStatements: boolean;
   /** Origins a browser may read the API from; null: any. */
   corsAllowedOrigins: string[] | null;
@@ -416,7 +416,7 @@ export const settings: readonly Setting[] = [
     key: 'apiPreparedStatements',
     default: code(defaults.apiPreparedStatements),
     meaning:
-      'the API prepares its statements on each connection, planned once instead of at every request; `false` behind a pooler in transaction mode that does not keep prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`)',
+      'the API prepares the statements whose plan does not depend on their values (the lookups every page makes), planned once per connection instead of at every request; `false` behind a pooler in transaction mode that does not keep prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`)',
   },
   {
     env: 'SEXTANT_CORS_ALLOWED_ORIGINS',

@@ -125,7 +125,7 @@ export interface ApiOptions {
    * is shared when omitted or 0.
    */
   sharedAnswersMaxAgeMs?: number;
-  /** Whether statements are prepared on each connection (apiStatement); true when omitted. */
+  /** Whether plan-stable statements are prepared on each connection (apiStatement); true when omitted. */
   prepareStatements?: boolean;
   /** What GET /metrics reports beside the index: the pool's connections, the node's errors; neither when omitted. */
   metrics?: Omit<MetricsOptions, 'websocketClients' | 'sharedAnswerBytes'>;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { apiStatement } from '../../src/api/prepared-statements.js';
+import { planStableStatement } from '../../src/store/read/plan-stable.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startApi } from './http.js';
 
@@ -17,7 +18,7 @@ after(async () => {
 
 /** The statements the API prepared on the one connection of `pool`, read on that connection once the API is done with it. */
 async function preparedOn(pool: pg.Pool): Promise<string[]> {
-  const { rows } = await pool.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'sextant\\_api\\_%'");
+  const { rows } = await pool.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'sextant\\_%'");
   return rows.map((r) => r.name);
 }
 
@@ -40,11 +41,11 @@ for (const prepareStatements of [true, false]) {
   });
 }
 
-test('no more than 200 statement texts are prepared: later texts are sent unnamed, earlier ones keep their names', () => {
-  const first = apiStatement('SELECT 1 AS bound_test_first', [], true);
-  assert.ok(first.name !== undefined);
-  for (let n = 0; n < 250; n++) apiStatement(`SELECT ${n} AS bound_test`, [], true);
-  assert.equal(apiStatement('SELECT 1 AS bound_test_late', [], true).name, undefined);
-  assert.equal(apiStatement('SELECT 1 AS bound_test_first', [], true).name, first.name);
-  assert.equal(apiStatement('SELECT 1 AS bound_test_first', [], false).name, undefined);
+test('only plan-stable statements are prepared, and only when statements are prepared at all', () => {
+  const stable = planStableStatement('SELECT 1 AS plan_stable_test');
+  const name = apiStatement(stable, [], true).name;
+  assert.ok(name !== undefined, 'a plan-stable statement is prepared');
+  assert.equal(apiStatement(stable, [], true).name, name, 'under the same name each time');
+  assert.equal(apiStatement('SELECT $1::int AS keyed_test', [1], true).name, undefined, 'any other statement is planned for its values');
+  assert.equal(apiStatement(stable, [], false).name, undefined, 'nothing is prepared when preparing is off');
 });

@@ -1,4 +1,5 @@
 import { highestIndexedBlock, indexedHead } from '../index-progress.js';
+import { planStableStatement } from './plan-stable.js';
 import type { Db } from './sql.js';
 
 /** The highest consensus block number indexed, null before the first block. */
@@ -17,6 +18,18 @@ export interface ChainTiming {
 const timedBlocks = 100;
 const skippedBlocks = 100;
 
+const meanBlockTime = (offset: number) => `(
+    SELECT round(avg(ms) FILTER (WHERE span > 0)) FROM (
+      SELECT extract(epoch FROM lag(timestamp) OVER w - timestamp) * 1000 / nullif(lag(number) OVER w - number, 0) AS ms,
+             lag(number) OVER w - number AS span
+      FROM (SELECT number, timestamp FROM blocks WHERE consensus ORDER BY number DESC OFFSET ${offset} LIMIT ${timedBlocks}) s
+      WINDOW w AS (ORDER BY timestamp DESC, number DESC)
+    ) gaps)`;
+
+const chainTimingStatement = planStableStatement(
+  `SELECT ${indexedHead} AS head, ${meanBlockTime(skippedBlocks)} AS sampled, ${meanBlockTime(0)} AS newest`,
+);
+
 /**
  * Blockscout's average block time (AverageBlockTime): the 100 consensus blocks below the newest 100,
  * ordered by time, each interval between neighbours divided by the heights it spans, the mean of
@@ -25,16 +38,7 @@ const skippedBlocks = 100;
  * are averaged instead, so that a young chain has a block time; null when neither is above 0.
  */
 export async function readChainTiming(db: Db): Promise<ChainTiming> {
-  const mean = (offset: number) => `(
-      SELECT round(avg(ms) FILTER (WHERE span > 0)) FROM (
-        SELECT extract(epoch FROM lag(timestamp) OVER w - timestamp) * 1000 / nullif(lag(number) OVER w - number, 0) AS ms,
-               lag(number) OVER w - number AS span
-        FROM (SELECT number, timestamp FROM blocks WHERE consensus ORDER BY number DESC OFFSET ${offset} LIMIT ${timedBlocks}) s
-        WINDOW w AS (ORDER BY timestamp DESC, number DESC)
-      ) gaps)`;
-  const { rows } = await db.query<{ head: string | null; sampled: string | null; newest: string | null }>(
-    `SELECT ${indexedHead} AS head, ${mean(skippedBlocks)} AS sampled, ${mean(0)} AS newest`,
-  );
+  const { rows } = await db.query<{ head: string | null; sampled: string | null; newest: string | null }>(chainTimingStatement);
   const row = rows[0];
   const positive = (ms: string | null | undefined): number | null => (ms != null && Number(ms) > 0 ? Number(ms) : null);
   return {

@@ -1,5 +1,6 @@
 import type { Address, Hex } from '../../model.js';
 import { byteaFromHex, hexFromBytea } from '../encode.js';
+import { planStableStatement } from './plan-stable.js';
 import type { Db } from './sql.js';
 
 /**
@@ -21,17 +22,8 @@ const verifiedAbiOf = (address: string): string => `(
      ORDER BY twin.verified_at, twin.address LIMIT 1)
   ) v ORDER BY v.rank LIMIT 1)`;
 
-/**
- * The ABIs to decode the calls and logs of each of these addresses with, in order: its own verified
- * ABI, else that of its bytecode twin; then, for a proxy, those of its implementations, in their order.
- * Addresses with none are absent. One query, whatever the number of addresses.
- */
-export async function readContractAbis(db: Db, addresses: readonly Address[]): Promise<Map<Address, StoredAbi[]>> {
-  const wanted = [...new Set(addresses.map((a) => a.toLowerCase() as Address))];
-  const found = new Map<Address, StoredAbi[]>();
-  if (wanted.length === 0) return found;
-  const { rows } = await db.query<{ address: Buffer; json: string; key: string }>(
-    `SELECT q.address, v.abi::text AS json, md5(v.abi::text) AS key
+const contractAbisStatement = planStableStatement(
+  `SELECT q.address, v.abi::text AS json, md5(v.abi::text) AS key
      FROM unnest($1::bytea[]) AS q (address)
      CROSS JOIN LATERAL (
        SELECT 0 AS rank, ${verifiedAbiOf('q.address')} AS abi
@@ -42,8 +34,18 @@ export async function readContractAbis(db: Db, addresses: readonly Address[]): P
      ) v
      WHERE v.abi IS NOT NULL
      ORDER BY q.address, v.rank`,
-    [wanted.map(byteaFromHex)],
-  );
+);
+
+/**
+ * The ABIs to decode the calls and logs of each of these addresses with, in order: its own verified
+ * ABI, else that of its bytecode twin; then, for a proxy, those of its implementations, in their order.
+ * Addresses with none are absent. One query, whatever the number of addresses.
+ */
+export async function readContractAbis(db: Db, addresses: readonly Address[]): Promise<Map<Address, StoredAbi[]>> {
+  const wanted = [...new Set(addresses.map((a) => a.toLowerCase() as Address))];
+  const found = new Map<Address, StoredAbi[]>();
+  if (wanted.length === 0) return found;
+  const { rows } = await db.query<{ address: Buffer; json: string; key: string }>(contractAbisStatement, [wanted.map(byteaFromHex)]);
   for (const r of rows) {
     const address = hexFromBytea(r.address);
     found.set(address, [...(found.get(address) ?? []), { key: r.key, json: r.json }]);
@@ -59,6 +61,19 @@ export interface MethodSelector {
   selector: Hex;
 }
 
+const methodCandidatesStatement = planStableStatement(
+  `SELECT q.type, q.selector, c.key, c.json
+     FROM unnest($1::text[], $2::bytea[]) AS q (type, selector)
+     CROSS JOIN LATERAL (
+       SELECT 0 AS source, md5(jsonb_build_array(m.abi)::text) AS key, jsonb_build_array(m.abi)::text AS json
+       FROM contract_methods m WHERE m.selector = q.selector AND m.type = q.type
+       UNION ALL
+       SELECT 1, q.type || ' ' || s.signature, NULL
+       FROM signatures s WHERE s.selector = q.selector AND s.type = (CASE q.type WHEN 'error' THEN 'function' ELSE q.type END)
+     ) c
+     ORDER BY q.selector, q.type, c.source, c.key`,
+);
+
 /**
  * The candidates under each of these selectors, keyed by `type selector`: the items of contract_methods
  * (as one-item ABIs, by the MD5 of their JSON), then the signatures of the signature database (by their
@@ -70,16 +85,7 @@ export async function readMethodCandidates(db: Db, selectors: readonly MethodSel
   if (keys.length === 0) return found;
   const pairs = keys.map((key) => key.split(' ') as [ContractMethodType, Hex]);
   const { rows } = await db.query<{ type: ContractMethodType; selector: Buffer; key: string; json: string | null }>(
-    `SELECT q.type, q.selector, c.key, c.json
-     FROM unnest($1::text[], $2::bytea[]) AS q (type, selector)
-     CROSS JOIN LATERAL (
-       SELECT 0 AS source, md5(jsonb_build_array(m.abi)::text) AS key, jsonb_build_array(m.abi)::text AS json
-       FROM contract_methods m WHERE m.selector = q.selector AND m.type = q.type
-       UNION ALL
-       SELECT 1, q.type || ' ' || s.signature, NULL
-       FROM signatures s WHERE s.selector = q.selector AND s.type = (CASE q.type WHEN 'error' THEN 'function' ELSE q.type END)
-     ) c
-     ORDER BY q.selector, q.type, c.source, c.key`,
+    methodCandidatesStatement,
     [pairs.map(([type]) => type), pairs.map(([, selector]) => byteaFromHex(selector))],
   );
   for (const r of rows) {

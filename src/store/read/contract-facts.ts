@@ -1,5 +1,6 @@
 import type { Address, AddressTagType, ProxyType } from '../../model.js';
 import { byteaFromHex, hexFromBytea } from '../encode.js';
+import { planStableStatement } from './plan-stable.js';
 import type { Db } from './sql.js';
 
 /** A proxy's implementations in order, each with its verified contract's name (null when unverified). */
@@ -42,16 +43,8 @@ interface FactsRow {
   tags: { slug: string; name: string; tag_type: AddressTagType; ordinal: number; meta: Record<string, unknown> | null }[] | null;
 }
 
-/**
- * The facts of the given addresses, in one query; an address without any (an account without a name
- * or a tag, an unverified contract that is neither a token nor a proxy) is not in the map.
- */
-export async function readContractFacts(db: Db, addresses: Iterable<Address>): Promise<Map<Address, ContractFacts>> {
-  const hashes = [...new Set([...addresses].map((a) => a.toLowerCase()))];
-  const facts = new Map<Address, ContractFacts>();
-  if (hashes.length === 0) return facts;
-  const { rows } = await db.query<FactsRow>(
-    `SELECT a.hash, v.name AS verified_name, t.name AS token_name, p.proxy_type, p.implementations,
+const contractFactsStatement = planStableStatement(
+  `SELECT a.hash, v.name AS verified_name, t.name AS token_name, p.proxy_type, p.implementations,
        (SELECT array_agg(iv.name ORDER BY i.n) FROM unnest(p.implementations) WITH ORDINALITY i(address, n)
           LEFT JOIN verified_contracts iv ON iv.address = i.address) AS implementation_names,
        e.name AS ens_name,
@@ -65,8 +58,17 @@ export async function readContractFacts(db: Db, addresses: Iterable<Address>): P
      LEFT JOIN ens_names e ON e.address = a.hash AND e.name IS NOT NULL
      WHERE v.address IS NOT NULL OR t.address IS NOT NULL OR p.address IS NOT NULL OR e.address IS NOT NULL
         OR EXISTS (SELECT 1 FROM address_tags g WHERE g.address = a.hash)`,
-    [hashes.map((h) => byteaFromHex(h as Address))],
-  );
+);
+
+/**
+ * The facts of the given addresses, in one query; an address without any (an account without a name
+ * or a tag, an unverified contract that is neither a token nor a proxy) is not in the map.
+ */
+export async function readContractFacts(db: Db, addresses: Iterable<Address>): Promise<Map<Address, ContractFacts>> {
+  const hashes = [...new Set([...addresses].map((a) => a.toLowerCase()))];
+  const facts = new Map<Address, ContractFacts>();
+  if (hashes.length === 0) return facts;
+  const { rows } = await db.query<FactsRow>(contractFactsStatement, [hashes.map((h) => byteaFromHex(h as Address))]);
   for (const r of rows) {
     facts.set(hexFromBytea(r.hash), {
       verifiedName: r.verified_name,

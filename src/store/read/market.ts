@@ -1,5 +1,10 @@
 import type { CoinMarket } from '../../model.js';
+import { planStableStatement } from './plan-stable.js';
 import type { Db } from './sql.js';
+
+const coinMarketStatement = planStableStatement(
+  'SELECT fiat_value, price_change_percentage_24h, market_cap, volume_24h, image_url FROM coin_market',
+);
 
 /** The coin's market figures, null when no price source has given them. */
 export async function readCoinMarket(db: Db): Promise<CoinMarket | null> {
@@ -9,7 +14,7 @@ export async function readCoinMarket(db: Db): Promise<CoinMarket | null> {
     market_cap: string | null;
     volume_24h: string | null;
     image_url: string | null;
-  }>('SELECT fiat_value, price_change_percentage_24h, market_cap, volume_24h, image_url FROM coin_market');
+  }>(coinMarketStatement);
   const row = rows[0];
   if (row === undefined) return null;
   return {
