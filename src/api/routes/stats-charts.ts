@@ -36,7 +36,10 @@ const MarketChart = Type.Object({
   ),
 });
 
-/** Blockscout's market chart without a price source (Sextant has none): no history, and a supply of 0 as Blockscout then says. */
+/**
+ * Blockscout's market chart as Blockscout answers without market history: the price source's current
+ * figures are kept (coin_market), not their daily history, so no points and a supply of 0.
+ */
 export const marketChartRoute: ApiRoute = (app) => {
   app.get('/api/v2/stats/charts/market', { schema: { response: { 200: MarketChart } } }, () => ({ available_supply: 0, chart_data: [] }));
 };
