@@ -286,6 +286,15 @@ export interface CoinMarket {
   marketCap: string | null;
   volume24h: string | null;
   imageUrl: string | null;
+  /** Coins in circulation, as the source counts them. */
+  circulatingSupply: string | null;
+}
+
+/** One day (UTC, `YYYY-MM-DD`) of the coin's market history: its last price that day and its market cap, in US dollars. */
+export interface CoinMarketDay {
+  day: string;
+  closingPrice: string | null;
+  marketCap: string | null;
 }
 
 /** A token's market figures from a price source, by its contract address on this chain. */

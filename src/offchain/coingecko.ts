@@ -1,4 +1,4 @@
-import type { Address, CoinMarket, TokenMarket } from '../model.js';
+import type { Address, CoinMarket, CoinMarketDay, TokenMarket } from '../model.js';
 import { OffchainSourceError, fetchJson, isJsonObject, jsonText } from './fetch-json.js';
 
 /**
@@ -59,7 +59,34 @@ export async function fetchCoinMarket(options: CoinGeckoOptions, coinId: string)
     marketCap: inCurrency(data.market_cap),
     volume24h: inCurrency(data.total_volume),
     imageUrl: image,
+    circulatingSupply: decimalText(data.circulating_supply),
   };
+}
+
+/** [time in milliseconds, value] pairs of a market_chart series, by UTC day; the day's last pair wins. */
+function dailyValues(series: unknown): Map<string, string | null> {
+  const byDay = new Map<string, string | null>();
+  if (!Array.isArray(series)) return byDay;
+  for (const point of series) {
+    if (!Array.isArray(point) || typeof point[0] !== 'number' || !Number.isFinite(point[0])) continue;
+    byDay.set(new Date(point[0]).toISOString().slice(0, 10), decimalText(point[1]));
+  }
+  return byDay;
+}
+
+/** The coin's price and market cap of each of the last `days` days (and today's so far), oldest first, as Blockscout's history fetcher asks. */
+export async function fetchCoinHistory(options: CoinGeckoOptions, coinId: string, days: number): Promise<CoinMarketDay[]> {
+  const answer = await get(options, `/coins/${encodeURIComponent(coinId)}/market_chart`, {
+    vs_currency: currency,
+    days: String(days),
+    interval: 'daily',
+  });
+  if (!isJsonObject(answer) || !Array.isArray(answer.prices)) {
+    throw new OffchainSourceError(`CoinGecko gave no prices in the market chart of the coin "${coinId}"`);
+  }
+  const prices = dailyValues(answer.prices);
+  const marketCaps = dailyValues(answer.market_caps);
+  return [...prices.keys()].sort().map((day) => ({ day, closingPrice: prices.get(day) ?? null, marketCap: marketCaps.get(day) ?? null }));
 }
 
 /** CoinGecko's coin ids of the tokens on a platform, by contract address (lower case). */

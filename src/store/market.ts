@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Address, CoinMarket, TokenListEntry, TokenMarket } from '../model.js';
+import type { Address, CoinMarket, CoinMarketDay, TokenListEntry, TokenMarket } from '../model.js';
 import { byteaFromHex, hexFromBytea } from './encode.js';
 import { recordSourceSuccess } from './offchain-sources.js';
 import { inTransaction } from './transaction.js';
@@ -9,19 +9,32 @@ import { inTransaction } from './transaction.js';
  * replaces its source's rows whole and records the success (see offchain-sources.ts).
  */
 
+/** The coin's figures now and day by day. */
+export interface CoinPrices {
+  market: CoinMarket;
+  history: readonly CoinMarketDay[];
+}
+
 /**
- * The coin's figures and those of the tokens the source knows, replacing all it stored before (null:
- * not fetched, since no coin id or no platform is configured).
+ * The coin's figures and history and those of the tokens the source knows, replacing all it stored
+ * before (null: not fetched, since no coin id or no platform is configured).
  */
-export async function savePrices(pool: Pool, coin: CoinMarket | null, tokens: readonly TokenMarket[] | null): Promise<void> {
+export async function savePrices(pool: Pool, coin: CoinPrices | null, tokens: readonly TokenMarket[] | null): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query('DELETE FROM coin_market');
+    await client.query('DELETE FROM coin_market_history');
     await client.query('DELETE FROM token_market');
     if (coin !== null) {
+      const { market, history } = coin;
       await client.query(
-        `INSERT INTO coin_market (fiat_value, price_change_percentage_24h, market_cap, volume_24h, image_url, fetched_at)
-         VALUES ($1, $2, $3, $4, $5, now())`,
-        [coin.fiatValue, coin.priceChangePercentage24h, coin.marketCap, coin.volume24h, coin.imageUrl],
+        `INSERT INTO coin_market (fiat_value, price_change_percentage_24h, market_cap, volume_24h, image_url, circulating_supply, fetched_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now())`,
+        [market.fiatValue, market.priceChangePercentage24h, market.marketCap, market.volume24h, market.imageUrl, market.circulatingSupply],
+      );
+      await client.query(
+        `INSERT INTO coin_market_history (day, closing_price, market_cap)
+         SELECT * FROM unnest($1::date[], $2::numeric[], $3::numeric[])`,
+        [history.map((d) => d.day), history.map((d) => d.closingPrice), history.map((d) => d.marketCap)],
       );
     }
     if (tokens !== null) {

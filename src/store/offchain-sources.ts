@@ -12,7 +12,7 @@ export type OffchainSourceName = 'prices' | 'token_list' | 'address_tags';
 
 /** The tables each source fills: emptied when the source is no longer configured. */
 const tablesOfSource: Record<OffchainSourceName, readonly string[]> = {
-  prices: ['coin_market', 'token_market'],
+  prices: ['coin_market', 'coin_market_history', 'token_market'],
   token_list: ['token_list_entries'],
   address_tags: ['address_tags'],
 };

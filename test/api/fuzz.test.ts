@@ -56,11 +56,18 @@ before(async () => {
   await savePrices(
     db.pool,
     {
-      fiatValue: '3120.45',
-      priceChangePercentage24h: -1.21906,
-      marketCap: '375083520142',
-      volume24h: '1.8e10',
-      imageUrl: 'https://img.example/eth.png',
+      market: {
+        fiatValue: '3120.45',
+        priceChangePercentage24h: -1.21906,
+        marketCap: '375083520142',
+        volume24h: '1.8e10',
+        imageUrl: 'https://img.example/eth.png',
+        circulatingSupply: '120204327.1',
+      },
+      history: [
+        { day: '2026-11-25', closingPrice: '3050.1', marketCap: '366000000000' },
+        { day: '2026-11-26', closingPrice: '3101.9', marketCap: null },
+      ],
     },
     [
       {

@@ -182,7 +182,17 @@ test('new pending transactions and balance reads are pushed from their writes', 
     // With a coin price stored, the balance pushes carry it as the address page does.
     await savePrices(
       db.pool,
-      { fiatValue: '2500.5', priceChangePercentage24h: null, marketCap: null, volume24h: null, imageUrl: null },
+      {
+        market: {
+          fiatValue: '2500.5',
+          priceChangePercentage24h: null,
+          marketCap: null,
+          volume24h: null,
+          imageUrl: null,
+          circulatingSupply: null,
+        },
+        history: [],
+      },
       null,
     );
     assert.equal(await saveCoinBalances(db.pool, block, [{ address: watched, mark: 1n, value: 6n }]), true);

@@ -35,6 +35,9 @@ const logger = pino({ level: 'silent' });
 /** As `start` retries its writes at start: here until the test file ends. */
 const retry = createRetry({ logger, signal: new AbortController().signal });
 const coinFixture = JSON.parse(readFileSync(new URL('../fixtures/coingecko/coin-ethereum.json', import.meta.url), 'utf8'));
+const marketChartFixture = JSON.parse(readFileSync(new URL('../fixtures/coingecko/market-chart-ethereum.json', import.meta.url), 'utf8'));
+/** A day the market chart's answer gives a price but no market cap for. */
+const dayWithoutMarketCap = Date.UTC(2026, 10, 26);
 const platform = 'sextant-anvil';
 const apiKey = 'test-key-123';
 const tokenImage = 'https://coin-images.coingecko.com/coins/images/9956/large/dai.png?1696509996';
@@ -104,6 +107,10 @@ const marketEntry = (id: string) => ({
 
 function answer(path: string, query: URLSearchParams): unknown {
   if (path === '/api/v3/coins/ethereum') return coinFixture;
+  if (path === '/api/v3/coins/ethereum/market_chart' && query.get('vs_currency') === 'usd' && query.get('interval') === 'daily') {
+    const marketCaps = (marketChartFixture.market_caps as [number, number][]).filter(([time]) => time !== dayWithoutMarketCap);
+    return { ...marketChartFixture, market_caps: marketCaps };
+  }
   if (path === '/api/v3/coins/list' && query.get('include_platform') === 'true') return coinsList();
   if (path === '/api/v3/coins/markets' && query.get('vs_currency') === 'usd') {
     return (query.get('ids') ?? '')
@@ -155,7 +162,7 @@ const erc20 = () => chain.scenario.contracts.erc20;
 const firstTransaction = () => chain.scenario.transactions[0]!.hash;
 
 async function marketFields() {
-  const [stats, token, contract, verified, transaction, address, transactions] = await Promise.all([
+  const [stats, token, contract, verified, transaction, address, transactions, market] = await Promise.all([
     getOk(api, '/api/v2/stats'),
     getOk(api, `/api/v2/tokens/${erc20()}`),
     getOk(api, `/api/v2/smart-contracts/${erc20()}`),
@@ -163,6 +170,7 @@ async function marketFields() {
     getOk(api, `/api/v2/transactions/${firstTransaction()}`),
     getOk(api, `/api/v2/addresses/${chain.scenario.accounts.alice}`),
     getOk(api, '/api/v2/transactions'),
+    getOk(api, '/api/v2/stats/charts/market'),
   ]);
   return {
     stats: {
@@ -182,6 +190,7 @@ async function marketFields() {
     transaction: transaction.exchange_rate,
     listed: [...new Set(transactions.items.map((t: { exchange_rate: unknown }) => t.exchange_rate))],
     address: address.exchange_rate,
+    market,
   };
 }
 
@@ -193,6 +202,7 @@ const nulls = {
   transaction: null,
   listed: [null],
   address: null,
+  market: { available_supply: 0, chart_data: [] },
 };
 
 const priced = {
@@ -209,6 +219,16 @@ const priced = {
   transaction: '3120.45',
   listed: ['3120.45'],
   address: '3120.45',
+  // Newest first: today's price the current one; a day without a market cap given circulating supply × price.
+  market: {
+    available_supply: '120204327.1',
+    chart_data: [
+      { date: '2026-11-27', closing_price: '3120.45', market_cap: '374900000000' },
+      { date: '2026-11-26', closing_price: '3101.9', market_cap: '372861802231.49' },
+      { date: '2026-11-25', closing_price: '3050.1', market_cap: '366600000000' },
+      { date: '2026-11-24', closing_price: '2980.12', market_cap: '358200000000' },
+    ],
+  },
 };
 
 const sourcesOnHealth = async () => (await getOk(api, '/health')).offchain_sources;

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { readLine } from '../../store/read/daily-figures.js';
+import { readCoinMarket, readCoinMarketChart } from '../../store/read/market.js';
 import type { ApiRoute } from '../route.js';
 import { utcDay } from '../views/stats-service.js';
 
@@ -36,10 +37,20 @@ const MarketChart = Type.Object({
   ),
 });
 
+/** The days of Blockscout's market chart (its MarketHistoryCache's recent days). */
+const marketDays = 30;
+
 /**
- * Blockscout's market chart as Blockscout answers without market history: the price source's current
- * figures are kept (coin_market), not their daily history, so no points and a supply of 0.
+ * Blockscout's market chart: the coin's daily price and market cap from the price source, newest first
+ * (readCoinMarketChart), and the coins in circulation as available_supply (0 when unknown, as
+ * Blockscout says). Without a price source, no points.
  */
-export const marketChartRoute: ApiRoute = (app) => {
-  app.get('/api/v2/stats/charts/market', { schema: { response: { 200: MarketChart } } }, () => ({ available_supply: 0, chart_data: [] }));
+export const marketChartRoute: ApiRoute = (app, { db }) => {
+  app.get('/api/v2/stats/charts/market', { schema: { response: { 200: MarketChart } } }, async () => {
+    const [coin, days] = await Promise.all([readCoinMarket(db), readCoinMarketChart(db, marketDays)]);
+    return {
+      available_supply: coin?.circulatingSupply ?? 0,
+      chart_data: days.map((d) => ({ date: d.day, closing_price: d.closingPrice, market_cap: d.marketCap })),
+    };
+  });
 };

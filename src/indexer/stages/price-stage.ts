@@ -1,6 +1,12 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { type CoinGeckoOptions, fetchCoinMarket, fetchPlatformCoins, fetchTokenMarkets } from '../../offchain/coingecko.js';
+import {
+  type CoinGeckoOptions,
+  fetchCoinHistory,
+  fetchCoinMarket,
+  fetchPlatformCoins,
+  fetchTokenMarkets,
+} from '../../offchain/coingecko.js';
 import { findIndexedTokens, savePrices } from '../../store/market.js';
 import { recordSourceFailure } from '../../store/offchain-sources.js';
 import type { Backoff } from '../retry.js';
@@ -19,8 +25,11 @@ export interface PriceStageOptions {
   backoff: Backoff;
 }
 
+/** Days of the coin's market history fetched: the market chart's 30 (Blockscout's recent history) and today. */
+const historyDays = 30;
+
 /**
- * The price source's figures, fetched now and every intervalMs: the coin's, then the indexed tokens'
+ * The price source's figures, fetched now and every intervalMs: the coin's and its market history, then the indexed tokens'
  * the source knows on the chain's platform, stored together only when every request succeeded, so a
  * failure leaves all the last values in place.
  */
@@ -32,7 +41,10 @@ export function startPriceStage(options: PriceStageOptions): BackgroundLoop {
     backoff: options.backoff,
     recordFailure: (message) => recordSourceFailure(pool, 'prices', message),
     fetch: async () => {
-      const coin = coinId === null ? null : await fetchCoinMarket(coinGecko, coinId);
+      const coin =
+        coinId === null
+          ? null
+          : { market: await fetchCoinMarket(coinGecko, coinId), history: await fetchCoinHistory(coinGecko, coinId, historyDays) };
       let tokens = null;
       if (platformId !== null) {
         const known = await fetchPlatformCoins(coinGecko, platformId);

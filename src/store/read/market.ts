@@ -1,9 +1,9 @@
-import type { CoinMarket } from '../../model.js';
+import type { CoinMarket, CoinMarketDay } from '../../model.js';
 import { planStableStatement } from './plan-stable.js';
 import type { Db } from './sql.js';
 
 const coinMarketStatement = planStableStatement(
-  'SELECT fiat_value, price_change_percentage_24h, market_cap, volume_24h, image_url FROM coin_market',
+  'SELECT fiat_value, price_change_percentage_24h, market_cap, volume_24h, image_url, circulating_supply FROM coin_market',
 );
 
 /** The coin's market figures, null when no price source has given them. */
@@ -14,6 +14,7 @@ export async function readCoinMarket(db: Db): Promise<CoinMarket | null> {
     market_cap: string | null;
     volume_24h: string | null;
     image_url: string | null;
+    circulating_supply: string | null;
   }>(coinMarketStatement);
   const row = rows[0];
   if (row === undefined) return null;
@@ -23,7 +24,27 @@ export async function readCoinMarket(db: Db): Promise<CoinMarket | null> {
     marketCap: row.market_cap,
     volume24h: row.volume_24h,
     imageUrl: row.image_url,
+    circulatingSupply: row.circulating_supply,
   };
+}
+
+/**
+ * The market chart's points, as Blockscout makes them of the coin's recent history: its last `days`
+ * days, newest first, the newest day's price the current one (when the source gave one), and a day
+ * without a market cap given the coins in circulation times its price.
+ */
+export async function readCoinMarketChart(db: Db, days: number): Promise<CoinMarketDay[]> {
+  const { rows } = await db.query<{ day: string; closing_price: string | null; market_cap: string | null }>(
+    `WITH recent AS (
+       SELECT h.day, h.market_cap, c.circulating_supply,
+              CASE WHEN row_number() OVER (ORDER BY h.day DESC) = 1 AND c.singleton THEN c.fiat_value ELSE h.closing_price END AS closing_price
+       FROM coin_market_history h LEFT JOIN coin_market c ON true
+       ORDER BY h.day DESC LIMIT $1)
+     SELECT to_char(day, 'YYYY-MM-DD') AS day, closing_price, coalesce(market_cap, circulating_supply * closing_price) AS market_cap
+     FROM recent ORDER BY day DESC`,
+    [days],
+  );
+  return rows.map((r) => ({ day: r.day, closingPrice: r.closing_price, marketCap: r.market_cap }));
 }
 
 /** The state of an outside source an indexer fetches from: when it last answered, its failures since. */
