@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { Pool } from 'pg';
 import { pino } from 'pino';
 import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
-import { type Address, type BlockBundle, type TokenType, ZERO_ADDRESS } from '../../src/model.js';
+import { type Address, ZERO_ADDRESS } from '../../src/model.js';
 import { buildLedger, ledgerSteps } from '../../src/store/bulk-ledger.js';
 import { saveTokenMetadata } from '../../src/store/token-metadata.js';
 import { inTransaction } from '../../src/store/transaction.js';
@@ -11,6 +11,7 @@ import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { assertSameSnapshot, type DatabaseSnapshot, snapshotDatabase } from '../support/database-snapshot.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
+import { type Move, withTransfers } from '../support/token-moves.js';
 import { indexTokenChain, startTokenChain, type TokenChain } from '../support/token-chain.js';
 import { waitFor } from '../support/wait.js';
 
@@ -93,17 +94,6 @@ const art = syntheticAddress('art');
 const items = syntheticAddress('items');
 const mixed = syntheticAddress('mixed');
 
-type Move = [
-  token: Address,
-  type: TokenType,
-  from: Address,
-  to: Address,
-  amount: bigint,
-  id: bigint | null,
-  logIndex: number,
-  batchIndex: number,
-];
-
 /**
  * Blocks whose transfers the per-batch ledger gets right only across batches: a contract with both
  * kinds of Transfer (in one block, typed ERC-404 by the decoder, and in blocks apart), a contract with
@@ -145,26 +135,6 @@ const moves: Move[][] = [
   ],
 ];
 
-function withMoves(bundles: BlockBundle[]): BlockBundle[] {
-  return bundles.map((bundle, i) => ({
-    ...bundle,
-    tokenTransfers: (moves[i] ?? []).map(([tokenAddress, tokenType, from, to, amount, tokenId, logIndex, batchIndex]) => ({
-      blockHash: bundle.block.hash,
-      blockNumber: bundle.block.number,
-      transactionHash: bundle.transactions[0]!.hash,
-      transactionIndex: 0,
-      logIndex,
-      batchIndex,
-      tokenAddress,
-      tokenType,
-      from,
-      to,
-      amount,
-      tokenId,
-    })),
-  }));
-}
-
 before(async () => {
   chain = await startTokenChain();
   tokenDb = await createTestDatabase();
@@ -173,7 +143,7 @@ before(async () => {
   tokenChainIndexed = await record(tokenDb.pool);
 
   syntheticDb = await createTestDatabase();
-  const bundles = withMoves(syntheticChain({ from: 1n, to: 5n, transactionsPerBlock: (n) => Number(n % 3n) + 1 }));
+  const bundles = withTransfers(syntheticChain({ from: 1n, to: 5n, transactionsPerBlock: (n) => Number(n % 3n) + 1 }), moves);
   // Batches out of order, as concurrent writers commit them.
   for (const batch of [bundles.slice(3), bundles.slice(0, 1), bundles.slice(1, 3)]) await writeBlockBundles(syntheticDb.pool, batch);
   await saveTokenMetadata(syntheticDb.pool, new Map([[coin, { name: 'Coin', symbol: 'C', decimals: 18n, totalSupply: null }]]));

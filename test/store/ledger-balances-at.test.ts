@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type Address, type BlockBundle, type TokenType, ZERO_ADDRESS } from '../../src/model.js';
+import { ZERO_ADDRESS } from '../../src/model.js';
 import { type TokenBalanceKey, readLedgerTokenBalancesAt } from '../../src/store/read/state-changes.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { type TestDatabase, createTestDatabase } from '../support/database.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
+import { type Move, withTransfers } from '../support/token-moves.js';
 
 /**
  * The token ledger's balance of a key at a block, read from either end of the holder's transfers, is
@@ -15,8 +16,7 @@ import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js'
 const [alice, bob] = [syntheticAddress('alice'), syntheticAddress('bob')];
 const [mixed, coin] = [syntheticAddress('mixed token'), syntheticAddress('coin')];
 
-/** token, its type in the log, from, to, amount, id: one transfer per entry, in blocks 1, 2... */
-type Move = [Address, TokenType, Address, Address, bigint, bigint | null];
+/** One transfer per entry, in blocks 1, 2... */
 const moves: Move[][] = [
   [
     [mixed, 'ERC-1155', ZERO_ADDRESS, alice, 2n, 9n],
@@ -32,23 +32,7 @@ const moves: Move[][] = [
 let db: TestDatabase;
 before(async () => {
   db = await createTestDatabase();
-  const bundles: BlockBundle[] = syntheticChain({ from: 1n, to: BigInt(moves.length), transactionsPerBlock: () => 1 }).map((bundle, i) => ({
-    ...bundle,
-    tokenTransfers: moves[i]!.map(([tokenAddress, tokenType, from, to, amount, tokenId], logIndex) => ({
-      blockHash: bundle.block.hash,
-      blockNumber: bundle.block.number,
-      transactionHash: bundle.transactions[0]!.hash,
-      transactionIndex: 0,
-      logIndex,
-      batchIndex: 0,
-      tokenAddress,
-      tokenType,
-      from,
-      to,
-      amount,
-      tokenId,
-    })),
-  }));
+  const bundles = withTransfers(syntheticChain({ from: 1n, to: BigInt(moves.length), transactionsPerBlock: () => 1 }), moves);
   await writeBlockBundles(db.pool, bundles);
 });
 after(async () => {

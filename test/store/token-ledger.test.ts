@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Address, BlockBundle, TokenTransferRecord, TokenType } from '../../src/model.js';
+import type { Address } from '../../src/model.js';
 import { type TokenBalanceKeyset, listTokenBalances } from '../../src/store/read/token-balances.js';
 import { type PendingInstance, findInstancesWithoutMetadata, saveInstanceMetadata } from '../../src/store/nft-metadata.js';
 import { migrate } from '../../src/store/migrate.js';
@@ -10,6 +10,7 @@ import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { instanceTransferCountMismatches } from '../support/stored-counters.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
+import { type Move, withTransfers } from '../support/token-moves.js';
 
 let db: TestDatabase;
 before(async () => {
@@ -25,32 +26,6 @@ const bob = syntheticAddress('bob');
 const coin = syntheticAddress('coin');
 const art = syntheticAddress('art');
 const items = syntheticAddress('items');
-
-type Move = [token: Address, type: TokenType, from: Address, to: Address, amount: bigint, id: bigint | null];
-
-/** Gives each block the transfers listed for it, carried by its first transaction. */
-function withTransfers(bundles: BlockBundle[], moves: Move[][]): BlockBundle[] {
-  return bundles.map((bundle, i) => {
-    const transaction = bundle.transactions[0]!;
-    const tokenTransfers: TokenTransferRecord[] = (moves[i] ?? []).map(
-      ([tokenAddress, tokenType, from, to, amount, tokenId], logIndex) => ({
-        blockHash: bundle.block.hash,
-        blockNumber: bundle.block.number,
-        transactionHash: transaction.hash,
-        transactionIndex: 0,
-        logIndex,
-        batchIndex: 0,
-        tokenAddress,
-        tokenType,
-        from,
-        to,
-        amount,
-        tokenId,
-      }),
-    );
-    return { ...bundle, tokenTransfers };
-  });
-}
 
 async function balances(): Promise<string[]> {
   const { rows } = await db.pool.query<{ row: string }>(
