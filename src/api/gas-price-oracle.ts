@@ -34,7 +34,7 @@ export function gasPriceOracle(db: Db, periodMs = oraclePeriodMs): () => Promise
     if (last !== null && (refreshing || (await fresh(now)))) return reading(now);
     refreshing = true;
     try {
-      last = { ...(await readGasPriceFigures(db, oracleBlocks)), updatedAt: new Date() };
+      last = Object.assign(await readGasPriceFigures(db, oracleBlocks), { updatedAt: new Date() });
     } finally {
       refreshing = false;
     }

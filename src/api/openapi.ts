@@ -27,7 +27,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
     // The websocket is Phoenix Channels over one GET upgrade: not a REST operation.
-    transform: ({ schema, url }) => ({ schema: url === liveSocketPath ? { ...schema, hide: true } : schema, url }),
+    transform: ({ schema, url }) => ({ schema: url === liveSocketPath ? Object.assign({}, schema, { hide: true }) : schema, url }),
   });
   await app.register(swaggerUi, { routePrefix: apiReferencePath, uiConfig: { deepLinking: true } });
   app.get(openApiDocumentPath, { schema: { hide: true } }, async () => app.swagger());

@@ -73,11 +73,11 @@ export function defineKeyset<Members extends TProperties, Keyset, Item>(
   const names = Object.keys(spec.members);
   const after = (item: Item): NextPageParams<Members> => {
     const members = spec.fromItem(item);
-    return spec.itemsCount ? { ...members, items_count: pageSize } : members;
+    return spec.itemsCount ? Object.assign({}, members, { items_count: pageSize }) : members;
   };
   return {
-    querystring: optional({ ...spec.members, items_count: ItemsCount }),
-    responseMembers: { ...spec.members, ...(spec.itemsCount ? { items_count: Type.Integer() } : {}) },
+    querystring: optional(Object.assign({}, spec.members, { items_count: ItemsCount })),
+    responseMembers: Object.assign({}, spec.members, spec.itemsCount ? { items_count: Type.Integer() } : {}),
     parse(query) {
       const values = query as Record<string, unknown>;
       const missing = names.filter((name) => values[name] === undefined);
@@ -215,13 +215,11 @@ const MarketFigureMember = Nullable(
 
 /** E4 carries the instance's token_id too, as the spec lists it. */
 export const instanceTransfersKeyset = defineKeyset({
-  members: { ...tokenTransferPosition, token_id: TokenIdMember },
+  members: Object.assign({}, tokenTransferPosition, { token_id: TokenIdMember }),
   itemsCount: false,
   toKeyset: toTokenTransferKeyset,
-  fromItem: (item: TokenTransferPosition & { tokenId: bigint | null }) => ({
-    ...tokenTransferMembers(item),
-    token_id: String(item.tokenId),
-  }),
+  fromItem: (item: TokenTransferPosition & { tokenId: bigint | null }) =>
+    Object.assign(tokenTransferMembers(item), { token_id: String(item.tokenId) }),
 });
 
 /**

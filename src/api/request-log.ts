@@ -16,7 +16,7 @@ export class RequestLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request failed while answering');
+    if (error) reply.log.error(Object.assign(line, { err: error }), 'request failed while answering');
     else if (this.level !== 'silent') reply.log[this.level](line, 'request');
   }
 }

@@ -6,7 +6,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
  */
 
 /** T or null. Written as OpenAPI's `nullable`, which the response serializer honours without trying each branch. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>(Object.assign({}, schema, { nullable: true }));
 
 /** One of a few strings (a plain enum, which the response serializer handles without trying branches). */
 export const StringEnum = <const T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });

@@ -220,7 +220,6 @@ async function registerLiveUpdates(app: ApiApp, options: ApiOptions, indexing: I
 /** The HTTP API, ready to `listen`. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     logController: new RequestLog(options.requestLogLevel ?? 'silent'),
     // Lets a request without a Host header reach the API, which answers it in JSON (http-hygiene.ts).
     http: { requireHostHeader: false },
@@ -236,6 +235,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     // On a machine starved of CPU (a start beside a busy indexer and database), registering the
     // plugins has taken more than Fastify's default 10 s: a slow start must not end the process.
     pluginTimeout: 120_000,
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });

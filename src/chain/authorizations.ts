@@ -24,7 +24,7 @@ export function decodeAuthorization(authorization: unknown, path: string, compla
     r: fields.quantity('r'),
     s: fields.quantity('s'),
   };
-  return { ...decoded, authority: recoverAuthority(decoded) };
+  return Object.assign(decoded, { authority: recoverAuthority(decoded) });
 }
 
 /**

@@ -39,7 +39,6 @@ export function flattenCallFrame(
     const common = { transactionIndex, transactionHash, index: records.length, traceAddress, error };
     if (type === 'SELFDESTRUCT' || type === 'SUICIDE') {
       records.push({
-        ...common,
         type: 'selfdestruct',
         callType: null,
         from: fields.optionalAddress('from') ?? caller ?? fields.address('from'),
@@ -50,10 +49,10 @@ export function flattenCallFrame(
         gasUsed: null,
         input: null,
         output: null,
+        ...common,
       });
     } else if (type === 'CREATE' || type === 'CREATE2') {
       records.push({
-        ...common,
         type: type === 'CREATE2' ? 'create2' : 'create',
         callType: null,
         from: fields.address('from'),
@@ -64,10 +63,10 @@ export function flattenCallFrame(
         gasUsed: hasResult ? fields.quantity('gasUsed') : null,
         input: fields.data('input'),
         output: hasResult ? (fields.optionalData('output') ?? '0x') : null,
+        ...common,
       });
     } else {
       records.push({
-        ...common,
         type: 'call',
         callType: readCallType(type, `${path}.type`, complain),
         from: fields.address('from'),
@@ -78,6 +77,7 @@ export function flattenCallFrame(
         gasUsed: hasResult ? fields.quantity('gasUsed') : null,
         input: fields.data('input'),
         output: hasResult ? (fields.optionalData('output') ?? '0x') : null,
+        ...common,
       });
     }
     const calls = fields.optionalList('calls') ?? [];

@@ -31,7 +31,7 @@ interface BlockContext {
 export function decodeBlock(raw: RawBlockData): BlockBundle {
   const complain: Complain = complainAbout(`block ${raw.number}`);
   const fields = nodeFields<BlockMarkers>(raw.block, '', complain);
-  const header = { ...decodeHeader(fields), uncles: fields.hashList('uncles') };
+  const header = Object.assign(decodeHeader(fields), { uncles: fields.hashList('uncles') });
   const context: BlockContext = {
     number: header.number,
     hash: header.hash,
@@ -54,15 +54,18 @@ export function decodeBlock(raw: RawBlockData): BlockBundle {
   );
 
   return {
-    block: {
-      ...header,
-      transactionsCount: transactions.length,
-      withdrawalsCount: withdrawals.length,
-      blobTransactionsCount: transactions.filter((transaction) => transaction.type === 3).length,
-      // Prague blocks (EIP-7685) commit to their requests; before it there are no deposit requests.
-      beaconDepositsCount: fields.has('requestsHash') ? beaconDepositsCount(logs) : 0,
-      ...blockFees(transactions, header.baseFeePerGas),
-    },
+    block: Object.assign(
+      {},
+      header,
+      {
+        transactionsCount: transactions.length,
+        withdrawalsCount: withdrawals.length,
+        blobTransactionsCount: transactions.filter((transaction) => transaction.type === 3).length,
+        // Prague blocks (EIP-7685) commit to their requests; before it there are no deposit requests.
+        beaconDepositsCount: fields.has('requestsHash') ? beaconDepositsCount(logs) : 0,
+      },
+      blockFees(transactions, header.baseFeePerGas),
+    ),
     uncleBlocks: decodeUncles(raw.uncles, header, complain),
     transactions,
     withdrawals,
@@ -120,8 +123,7 @@ function decodeUncles(uncles: readonly RpcUncle[] | undefined, nephew: Pick<Bloc
     const fields = nodeFields<BlockMarkers>(uncle, `uncle[${i}]`, complain);
     const header = decodeHeader(fields);
     expectSame(header.hash, nephew.uncles[i] as Hex, `uncle[${i}].hash`, `uncles[${i}]`, complain);
-    return {
-      ...header,
+    return Object.assign(header, {
       // An uncle's own uncles are always none; some nodes leave the member out.
       uncles: fields.optionalList('uncles') === null ? [] : fields.hashList('uncles'),
       transactionsCount: 0,
@@ -131,7 +133,7 @@ function decodeUncles(uncles: readonly RpcUncle[] | undefined, nephew: Pick<Bloc
       transactionFees: 0n,
       burntFees: 0n,
       priorityFee: 0n,
-    };
+    });
   });
 }
 

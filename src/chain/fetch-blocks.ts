@@ -71,7 +71,9 @@ async function withUncles(client: RpcClient, blocks: RawBlockData[]): Promise<Ra
     const { number, count } = wanted[i] as (typeof wanted)[number];
     const own = answers.slice(next, next + count);
     next += count;
-    return count === 0 ? raw : { ...raw, uncles: own.map((uncle) => found(uncle, number, 'eth_getUncleByBlockHashAndIndex') as RpcUncle) };
+    return count === 0
+      ? raw
+      : Object.assign({}, raw, { uncles: own.map((uncle) => found(uncle, number, 'eth_getUncleByBlockHashAndIndex') as RpcUncle) });
   });
 }
 

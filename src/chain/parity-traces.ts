@@ -63,7 +63,6 @@ export function decodeParityTraces(traces: unknown, blockHash: Hex, complain: Co
     switch (frame.type) {
       case 'call':
         decoded.internalTransactions.push({
-          ...common,
           type: 'call',
           callType: readCallType(action.callType, `${path}.action.callType`, complain),
           from: act.address('from'),
@@ -73,11 +72,11 @@ export function decodeParityTraces(traces: unknown, blockHash: Hex, complain: Co
           gas: act.quantity('gas'),
           input: act.data('input'),
           output: res?.data('output') ?? null,
+          ...common,
         });
         return;
       case 'create':
         decoded.internalTransactions.push({
-          ...common,
           type: action.creationMethod === 'create2' ? 'create2' : 'create',
           callType: null,
           from: act.address('from'),
@@ -87,12 +86,12 @@ export function decodeParityTraces(traces: unknown, blockHash: Hex, complain: Co
           gas: act.quantity('gas'),
           input: act.data('init'),
           output: res?.data('code') ?? null,
+          ...common,
         });
         return;
       case 'suicide':
       case 'selfdestruct':
         decoded.internalTransactions.push({
-          ...common,
           type: 'selfdestruct',
           callType: null,
           from: act.address('address'),
@@ -102,6 +101,7 @@ export function decodeParityTraces(traces: unknown, blockHash: Hex, complain: Co
           gas: null,
           input: null,
           output: null,
+          ...common,
         });
         return;
       default:

@@ -24,10 +24,10 @@ function transfersOfLog(log: LogRecord): Transfer[] {
     const to = indexed[1] === undefined ? null : topicAddress(indexed[1]);
     if (from === null || to === null) return [];
     if (indexed.length === 2 && isHexData(log.data, 32)) {
-      return [{ ...base, tokenType: 'ERC-20', from, to, amount: BigInt(log.data), tokenId: null }];
+      return [{ tokenType: 'ERC-20', from, to, amount: BigInt(log.data), tokenId: null, ...base }];
     }
     if (indexed.length === 3 && indexed[2] !== undefined) {
-      return [{ ...base, tokenType: 'ERC-721', from, to, amount: 1n, tokenId: BigInt(indexed[2]) }];
+      return [{ tokenType: 'ERC-721', from, to, amount: 1n, tokenId: BigInt(indexed[2]), ...base }];
     }
     return [];
   }
@@ -36,15 +36,15 @@ function transfersOfLog(log: LogRecord): Transfer[] {
   const from = topicAddress(indexed[1]!);
   const to = topicAddress(indexed[2]!);
   if (from === null || to === null) return [];
-  const erc1155 = { ...base, tokenType: 'ERC-1155' as const, from, to };
+  const erc1155 = { tokenType: 'ERC-1155' as const, from, to, ...base };
   try {
     if (signature === TRANSFER_SINGLE) {
       const [id, amount] = decodeAbiParameters(singleData, log.data);
-      return [{ ...erc1155, amount, tokenId: id }];
+      return [{ amount, tokenId: id, ...erc1155 }];
     }
     const [ids, amounts] = decodeAbiParameters(batchData, log.data);
     if (ids.length !== amounts.length) return [];
-    return ids.map((id, i) => ({ ...erc1155, batchIndex: i, amount: amounts[i]!, tokenId: id }));
+    return ids.map((id, i) => Object.assign({}, erc1155, { batchIndex: i, amount: amounts[i]!, tokenId: id }));
   } catch {
     return [];
   }
@@ -74,5 +74,5 @@ export function decodeTokenTransfers(logs: readonly LogRecord[]): TokenTransferR
     const types = kinds.get(address);
     return types !== undefined && types.has('ERC-20') && types.has('ERC-721');
   };
-  return transfers.map((t) => (isErc404(t.tokenAddress) ? { ...t, tokenType: 'ERC-404' } : t));
+  return transfers.map((t) => (isErc404(t.tokenAddress) ? Object.assign({}, t, { tokenType: 'ERC-404' as const }) : t));
 }

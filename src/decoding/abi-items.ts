@@ -55,7 +55,7 @@ function indexed(value: unknown): IndexedItem | null {
       found.type === 'event'
         ? toEventSelector(found.item as unknown as AbiEvent)
         : toFunctionSelector(found.item as unknown as AbiFunction);
-    return { ...found, selector };
+    return Object.assign(found, { selector });
   } catch {
     // A type viem does not know (a typo in a hand-written ABI): the item cannot be selected.
     return null;

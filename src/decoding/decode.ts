@@ -173,7 +173,9 @@ function layouts(event: AbiEvent, indexedCount: number): AbiEvent[] {
   if (indexedCount > event.inputs.length) return [];
   const size = event.inputs.length;
   const picks = size > MAX_LAYOUT_PARAMETERS ? [[...Array(indexedCount).keys()]] : [...choices(size, indexedCount)];
-  return picks.map((pick) => ({ ...event, inputs: event.inputs.map((input, i) => ({ ...input, indexed: pick.includes(i) })) }));
+  return picks.map((pick) =>
+    Object.assign({}, event, { inputs: event.inputs.map((input, i) => Object.assign({}, input, { indexed: pick.includes(i) })) }),
+  );
 }
 
 /** The event of the ABIs under the log's first topic that decodes it, as `choice` picks it. */

@@ -21,7 +21,7 @@ export function canonicalType(parameter: AbiParameter): string {
  */
 export function renderValue(parameter: AbiParameter, value: unknown): DecodedValue {
   if (arraySuffix.test(parameter.type)) {
-    const element = { ...parameter, type: parameter.type.replace(arraySuffix, '') };
+    const element = Object.assign({}, parameter, { type: parameter.type.replace(arraySuffix, '') });
     return (value as readonly unknown[]).map((v) => renderValue(element, v));
   }
   if (parameter.type === 'tuple') {

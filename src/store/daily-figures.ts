@@ -184,7 +184,7 @@ export async function dailyDeltaOfTraces(client: PoolClient, hashes: readonly Bu
      GROUP BY 1 ORDER BY 1`,
     [hashes],
   );
-  return { days: rows.map((r) => ({ ...noFigures, day: r.day, newContracts: BigInt(r.new_contracts) })), senders: [] };
+  return { days: rows.map((r) => Object.assign({}, noFigures, { day: r.day, newContracts: BigInt(r.new_contracts) })), senders: [] };
 }
 
 /**

@@ -79,14 +79,14 @@ function summedRewards(rewards: readonly BlockRewardRecord[]): BlockRewardRecord
   for (const reward of rewards) {
     const key = `${reward.address}:${reward.type}`;
     const sum = byKey.get(key);
-    byKey.set(key, { ...reward, reward: (sum?.reward ?? 0n) + reward.reward });
+    byKey.set(key, Object.assign({}, reward, { reward: (sum?.reward ?? 0n) + reward.reward }));
   }
   return [...byKey.values()];
 }
 
 /** The blocks' rewards in one statement, each validator's with its block's transaction fees. */
 async function writeRewards(client: PoolClient, blocks: readonly BlockTraces[]): Promise<void> {
-  const rows = blocks.flatMap((traces) => summedRewards(traces.rewards).map((r) => ({ ...r, blockHash: traces.blockHash })));
+  const rows = blocks.flatMap((traces) => summedRewards(traces.rewards).map((r) => Object.assign({}, r, { blockHash: traces.blockHash })));
   if (rows.length === 0) return;
   await client.query(
     `INSERT INTO block_rewards (block_hash, address, type, reward)
@@ -112,7 +112,9 @@ const isClean = (o: TransactionOutcome): boolean => o.error === null && !o.hasEr
  */
 async function writeOutcomes(client: PoolClient, blocks: readonly BlockTraces[]): Promise<void> {
   const outcomes = blocks.flatMap((traces) =>
-    transactionOutcomes(traces.internalTransactions).flatMap((o) => (isClean(o) ? [] : [{ ...o, blockHash: traces.blockHash }])),
+    transactionOutcomes(traces.internalTransactions).flatMap((o) =>
+      isClean(o) ? [] : [Object.assign({}, o, { blockHash: traces.blockHash })],
+    ),
   );
   if (outcomes.length === 0) return;
   await client.query(

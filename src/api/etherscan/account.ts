@@ -134,9 +134,9 @@ function tokenTransferView(t: EtherscanTokenTransferItem, type: TokenType) {
     input: t.input,
     confirmations: String(t.confirmations),
   };
-  if (type === 'ERC-20') return { ...common, value: orEmpty(t.amount) };
-  if (type === 'ERC-721') return { ...common, tokenID: orEmpty(t.tokenId) };
-  return { ...common, tokenID: orEmpty(t.tokenId), tokenValue: orEmpty(t.amount) };
+  if (type === 'ERC-20') return Object.assign(common, { value: orEmpty(t.amount) });
+  if (type === 'ERC-721') return Object.assign(common, { tokenID: orEmpty(t.tokenId) });
+  return Object.assign(common, { tokenID: orEmpty(t.tokenId), tokenValue: orEmpty(t.amount) });
 }
 
 /** tokentx, tokennfttx, token1155tx: an address's transfers of one token type, of one token (contractaddress) or any. */

@@ -44,11 +44,12 @@ export const addressNftCollectionsRoute: ApiRoute = (app, { db }) => {
         items: items.map((item) => ({
           amount: item.amount.toString(),
           token: tokenView(item.token),
-          token_instances: item.previews.map((preview) => ({
-            ...tokenInstanceView(preview.tokenId, preview.metadata, null),
-            token_type: item.token.type,
-            value: preview.value.toString(),
-          })),
+          token_instances: item.previews.map((preview) =>
+            Object.assign(tokenInstanceView(preview.tokenId, preview.metadata, null), {
+              token_type: item.token.type,
+              value: preview.value.toString(),
+            }),
+          ),
         })),
         next_page_params: nextPageParams,
       };

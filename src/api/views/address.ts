@@ -31,8 +31,7 @@ export const AddressSchema = Type.Object({
 /** `exchangeRate`: the coin's price from the price source, as Blockscout gives it on the address page. */
 export function addressView(address: AddressSummaryItem, exchangeRate: string | null): Static<typeof AddressSchema> {
   const creation = address.creation;
-  return {
-    ...bareAddressInfo(address),
+  return Object.assign(bareAddressInfo(address), {
     block_number_balance_updated_at: address.coinBalance?.blockNumber ?? null,
     coin_balance: address.coinBalance === null ? null : address.coinBalance.value.toString(),
     creation_status: creation === null ? null : creation.succeeded ? 'success' : 'failed',
@@ -46,7 +45,7 @@ export function addressView(address: AddressSummaryItem, exchangeRate: string | 
     has_validated_blocks: address.hasValidatedBlocks,
     token: address.token === null ? null : tokenView(address.token),
     watchlist_address_id: null,
-  };
+  });
 }
 
 /** Blockscout's AddressCounters: decimal strings. */

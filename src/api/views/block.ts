@@ -107,9 +107,8 @@ export type BlockDetail = Static<typeof BlockDetailSchema>;
 
 export function blockDetailView(item: BlockDetailItem): BlockDetail {
   const { extra_data: _extraData, state_root: _stateRoot, ...listed } = blockView(item);
-  return {
-    ...listed,
+  return Object.assign(listed, {
     internal_transactions_count: item.internalTransactionsCount,
     uncles_hashes: item.uncles.map((hash) => ({ hash })),
-  };
+  });
 }

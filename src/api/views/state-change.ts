@@ -35,7 +35,13 @@ export function stateChangeView(change: StateChange, address: AddressItem) {
     balance_before: known ? decimal(change.balanceBefore) : null,
   };
   if (change.type === 'coin') {
-    return { ...common, change: change.change.toString(), is_miner: change.isMiner, token: null, token_id: null, type: change.type };
+    return Object.assign(common, {
+      change: change.change.toString(),
+      is_miner: change.isMiner,
+      token: null,
+      token_id: null,
+      type: change.type,
+    });
   }
   const token = tokenView(change.token);
   const nftChange =
@@ -51,12 +57,11 @@ export function stateChangeView(change: StateChange, address: AddressItem) {
           },
         }))
       : null;
-  return {
-    ...common,
+  return Object.assign(common, {
     change: nftChange ?? change.change.toString(),
     is_miner: false,
     token,
     token_id: decimal(change.tokenId),
     type: change.type,
-  };
+  });
 }

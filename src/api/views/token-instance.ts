@@ -65,8 +65,9 @@ export function tokenInstanceView(id: bigint, metadata: unknown, token: TokenIns
  */
 export function ownedTokenInstanceView(item: TokenInstanceItem, token: TokenItem): TokenInstance {
   const view = tokenInstanceView(item.tokenId, item.metadata, tokenView(token));
-  if (token.type !== 'ERC-1155') return { ...view, is_unique: true, owner: item.owner === null ? null : addressInfo(item.owner) };
+  if (token.type !== 'ERC-1155')
+    return Object.assign(view, { is_unique: true, owner: item.owner === null ? null : addressInfo(item.owner) });
   const [sole, other] = item.holders;
   const unique = sole !== undefined && other === undefined && sole.value === 1n;
-  return { ...view, is_unique: unique, owner: unique ? addressInfo(sole.address) : null };
+  return Object.assign(view, { is_unique: unique, owner: unique ? addressInfo(sole.address) : null });
 }

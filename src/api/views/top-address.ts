@@ -11,5 +11,8 @@ export const TopAddressSchema = Type.Object({
 });
 
 export function topAddressView(item: TopAddressItem): Static<typeof TopAddressSchema> {
-  return { ...bareAddressInfo(item), coin_balance: item.coinBalance.toString(), transactions_count: item.transactionsCount.toString() };
+  return Object.assign(bareAddressInfo(item), {
+    coin_balance: item.coinBalance.toString(),
+    transactions_count: item.transactionsCount.toString(),
+  });
 }

@@ -243,8 +243,7 @@ function blobView(blob: BlobFieldsItem | null): Partial<TransactionDetail> {
 /** The detail view. */
 export function transactionDetailView(item: TransactionItem, timing: ChainTiming, parts: TransactionDetailParts): TransactionDetail {
   const listed = transactionView(item, timing, parts.decoded.input, parts.exchangeRate);
-  return {
-    ...listed,
+  return Object.assign(listed, {
     // Decoded on the page only, as Blockscout does; a list shows the raw data.
     revert_reason: listed.revert_reason !== null && parts.decoded.revertReason !== null ? parts.decoded.revertReason : listed.revert_reason,
     authorization_list: parts.authorizations.map(authorizationView),
@@ -254,5 +253,5 @@ export function transactionDetailView(item: TransactionItem, timing: ChainTiming
       .map((transfer) => tokenTransferView(transfer, methodName(parts.decoded.input, item.input))),
     token_transfers_overflow: parts.transfers.length > embeddedTransfersCount,
     ...blobView(parts.blob),
-  };
+  });
 }

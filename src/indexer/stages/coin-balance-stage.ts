@@ -39,7 +39,7 @@ export function startCoinBalanceStage(options: CoinBalanceStageOptions): Backgro
       notKept.refusedAt(head.number);
       return false;
     }
-    const read = marks.map((mark, i) => ({ ...mark, value: values[i] ?? null }));
+    const read = marks.map((mark, i) => Object.assign({}, mark, { value: values[i] ?? null }));
     const saved = await retry('saving coin balances', () => saveCoinBalances(pool, head, read));
     logger.debug(
       saved ? `read ${marks.length} coin balances at block ${head.number}` : `block ${head.number} lost consensus; balances read again`,

@@ -50,7 +50,7 @@ export function startEnsStage(options: EnsStageOptions): BackgroundLoop {
       });
       if (read === null) return false;
       const { head, records } = read;
-      const checked = marks.map((mark, i) => ({ ...mark, record: records[i]! }));
+      const checked = marks.map((mark, i) => Object.assign({}, mark, { record: records[i]! }));
       const saved = await retry('saving ENS names', () => saveEnsNames(pool, head, checked));
       logger.debug(
         saved

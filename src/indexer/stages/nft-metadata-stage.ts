@@ -25,8 +25,8 @@ async function fetchInstance(
   instance: PendingInstance,
   tokenUri: string | null,
 ): Promise<FetchedInstance> {
-  if (tokenUri === null) return { ...instance, tokenUri, metadata: null, error: 'the contract gives no token URI' };
-  return { ...instance, tokenUri, ...(await fetchNftMetadata(tokenUri, options.fetch)) };
+  if (tokenUri === null) return Object.assign({}, instance, { tokenUri, metadata: null, error: 'the contract gives no token URI' });
+  return Object.assign({}, instance, { tokenUri }, await fetchNftMetadata(tokenUri, options.fetch));
 }
 
 /**

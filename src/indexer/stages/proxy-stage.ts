@@ -31,7 +31,7 @@ export function startProxyStage(options: ProxyStageOptions): BackgroundLoop {
     });
     if (read === null) return false;
     const { head, proxies } = read;
-    const checked = marks.map((mark, i) => ({ ...mark, proxy: proxies[i] ?? null }));
+    const checked = marks.map((mark, i) => Object.assign({}, mark, { proxy: proxies[i] ?? null }));
     const saved = await retry('saving proxies', () => saveProxyChecks(pool, head, checked));
     logger.debug(
       saved

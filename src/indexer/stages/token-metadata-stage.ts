@@ -55,7 +55,7 @@ async function refreshTotalSupplies(
       marked.map((token) => token.address),
     ),
   );
-  const read = marked.map((token, i) => ({ ...token, totalSupply: supplies[i] ?? null }));
+  const read = marked.map((token, i) => Object.assign({}, token, { totalSupply: supplies[i] ?? null }));
   await retry('saving total supplies', () => saveTotalSupplies(pool, read));
   logger.debug(`refreshed the total supply of ${marked.length} tokens`);
   return true;

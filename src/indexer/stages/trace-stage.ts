@@ -32,7 +32,7 @@ export function startTraceStage(options: TraceStageOptions): TraceStage {
   // A failed round starts again from the search, so that blocks which lost consensus meanwhile
   // (their traces now come from the other branch) drop out instead of failing forever.
   const loop = startBackgroundLoop(options, async (retry) => (await retry('tracing blocks', () => traceRound(options, onTraced))) > 0);
-  return { ...loop, tracedBlocks: () => traced };
+  return Object.assign(loop, { tracedBlocks: () => traced });
 }
 
 /**

@@ -186,7 +186,7 @@ export async function readBlockDetail(db: Db, hash: Hex): Promise<BlockDetailIte
     [byteaFromHex(hash)],
   );
   const count = rows[0]?.count ?? null;
-  return { ...block, internalTransactionsCount: count === null ? null : Number(count) };
+  return Object.assign(block, { internalTransactionsCount: count === null ? null : Number(count) });
 }
 
 /** A stored block as a lookup by hash or number finds it. */

@@ -107,7 +107,7 @@ export async function listTransactionLogs(
   );
   return {
     to: transaction.to_address === null ? null : addressItem(transaction.to_address, transaction.to_is_contract),
-    logs: rows.map((r) => toLogItem({ ...r, timestamp: transaction.timestamp })),
+    logs: rows.map((r) => toLogItem(Object.assign(r, { timestamp: transaction.timestamp }))),
   };
 }
 

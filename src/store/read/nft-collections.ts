@@ -128,5 +128,5 @@ export async function listNftCollections(
     holder,
     collections.map((c) => c.token),
   );
-  return collections.map((c) => ({ ...c, previews: previews.get(c.token.address) ?? [] }));
+  return collections.map((c) => Object.assign(c, { previews: previews.get(c.token.address) ?? [] }));
 }

@@ -187,7 +187,7 @@ function sortKeys(order: TokenListOrder, withKey: boolean): SortKey[] {
   ];
   const key = defaultKeys.find((k) => k.expression === expression)!;
   const others = defaultKeys.filter((k) => k !== key);
-  return withKey ? [{ ...key, direction: order.direction, nullsFirst: order.direction === 'asc' }, ...others] : others;
+  return withKey ? [Object.assign({}, key, { direction: order.direction, nullsFirst: order.direction === 'asc' }), ...others] : others;
 }
 
 /**
@@ -232,7 +232,7 @@ async function readTokens(db: Db, statement: (params: SqlParams) => string, orde
     `SELECT ${tokenColumns('k')}, k.name AS own_name FROM (${statement(params)}) k ORDER BY ${order}`,
     params.values,
   );
-  return rows.map((r) => ({ ...toTokenItem(r), ownName: r.own_name }));
+  return rows.map((r) => Object.assign(toTokenItem(r), { ownName: r.own_name }));
 }
 
 /** The runs of a market sort, from the keyset's on, up to `limit` tokens. */
@@ -260,7 +260,9 @@ async function listByHolders(db: Db, filters: TokenListFilters, after: TokenList
   const { direction } = filters.order;
   // After an unpriced token, the priced ones of its holder count are behind; after a priced one, all the unpriced ones of its count are ahead.
   const pricedAfter =
-    after === null || isPriced(after) ? after : { ...after, marketCap: null, fiatValue: null, name: null, address: lastAddress };
+    after === null || isPriced(after)
+      ? after
+      : Object.assign({}, after, { marketCap: null, fiatValue: null, name: null, address: lastAddress });
   const unpricedStart: HoldersStart = after === null ? null : isPriced(after) ? { fromHolders: after.holdersCount } : { after };
   const [pricedTokens, unpricedTokens] = await Promise.all([
     readTokens(db, (params) => pricedInOrder(params, filters, sortKeys(filters.order, true), null, pricedAfter, limit), 'ordinal'),

@@ -50,9 +50,10 @@ export async function listTopAddresses(db: Db, after: TopAddressKeyset | null, l
      ORDER BY c.${order.replace(', ', ', c.')}`,
     params.values,
   );
-  return rows.map((r) => ({
-    ...addressItem(r.address, r.is_contract),
-    coinBalance: BigInt(r.value),
-    transactionsCount: BigInt(r.transactions_count ?? 0),
-  }));
+  return rows.map((r) =>
+    Object.assign(addressItem(r.address, r.is_contract), {
+      coinBalance: BigInt(r.value),
+      transactionsCount: BigInt(r.transactions_count ?? 0),
+    }),
+  );
 }

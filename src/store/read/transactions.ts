@@ -98,11 +98,10 @@ const minedKindPredicates: Record<TransactionKind, string> = {
 };
 
 // A pool transaction has created nothing and transferred no token yet.
-const pendingKindPredicates: Record<TransactionKind, string> = {
-  ...minedKindPredicates,
+const pendingKindPredicates: Record<TransactionKind, string> = Object.assign({}, minedKindPredicates, {
   token_creation: 'false',
   token_transfer: 'false',
-};
+});
 
 function kindCondition(kinds: readonly TransactionKind[], predicates: Record<TransactionKind, string>): string[] {
   return kinds.length === 0 ? [] : [`(${kinds.map((kind) => predicates[kind]).join(' OR ')})`];
@@ -231,13 +230,14 @@ export async function readMinedTransactions(db: Db, page: string, params: SqlPar
      ORDER BY t.block_number DESC, t.index DESC`,
     params.values,
   );
-  return rows.map((r) => ({
-    ...toTransactionFields(r),
-    blockNumber: Number(r.block_number),
-    index: r.index,
-    timestamp: r.timestamp,
-    insertedAt: null,
-  }));
+  return rows.map((r) =>
+    Object.assign(toTransactionFields(r), {
+      blockNumber: Number(r.block_number),
+      index: r.index,
+      timestamp: r.timestamp,
+      insertedAt: null,
+    }),
+  );
 }
 
 /**
@@ -322,13 +322,9 @@ async function readPending(db: Db, page: string, params: SqlParams): Promise<Pen
      ORDER BY t.inserted_at DESC, t.hash DESC`,
     params.values,
   );
-  return rows.map((r) => ({
-    ...toTransactionFields(r),
-    blockNumber: null,
-    index: null,
-    timestamp: null,
-    insertedAt: r.inserted_at,
-  }));
+  return rows.map((r) =>
+    Object.assign(toTransactionFields(r), { blockNumber: null, index: null, timestamp: null, insertedAt: r.inserted_at }),
+  );
 }
 
 /**

@@ -69,5 +69,5 @@ export async function listWithdrawals(db: Db, after: WithdrawalKeyset | null, li
      ORDER BY w.index DESC`,
     params.values,
   );
-  return rows.map((r) => ({ ...toWithdrawalItem(r), blockNumber: Number(r.block_number), timestamp: r.timestamp }));
+  return rows.map((r) => Object.assign(toWithdrawalItem(r), { blockNumber: Number(r.block_number), timestamp: r.timestamp }));
 }
