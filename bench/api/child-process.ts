@@ -7,6 +7,8 @@ const repositoryRoot = new URL('../../', import.meta.url).pathname;
 export interface RunningChild {
   baseUrl: string;
   pid: number;
+  /** What the child has written to stdout and stderr so far. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startNodeChild(
   return {
     baseUrl,
     pid: child.pid!,
+    output: () => output,
     async stop() {
       if (exitCode === undefined) child.kill('SIGTERM');
       await exited;
