@@ -10,10 +10,10 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }] },
   },
   {
-    // Node 20's V8 allocates an object literal that starts with a spread and goes on with properties
-    // ({ ...row, blockNumber }) in the old generation, where it is garbage that only a full collection
-    // frees: one such literal per item made E2's deep page promote 100 KB a request, and a full
-    // collection came every hundred requests (bench/README.md, "Memory of serve"). Object.assign onto a
+    // Node 20's V8 allocates an object literal that starts with a spread and goes on ({ ...row,
+    // blockNumber }) in the old generation, where it is garbage that only a full collection frees: one
+    // such literal per item made E2's deep page promote 100 KB a request, and a full collection came
+    // every hundred requests (bench/README.md, "Garbage promoted per request"). Object.assign onto a
     // fresh object or onto {}, or a literal that spreads last, makes the same object in the young
     // generation. Schemas, built once, may spread their members.
     files: ['src/**/*.ts'],

@@ -118,10 +118,9 @@ async function refuseIfSaturated(pool: Pool, waiting: Waiting): Promise<void> {
 
 /**
  * The statement's result, with the callback handed to pg as the query is made rather than in pg's
- * promise form. With the promise form, what the queries of a request read outlived the young
- * generation's collections and died in the old one: 8.5% of what E2's deep page allocated (160 KB a
- * request), a full collection every hundred requests, and the p99 with it; with the callback, under
- * 1% (bench/README.md, "Memory of serve").
+ * promise form. With the promise form, what a request's queries read outlived the young generation's
+ * collections and was freed only by a full one: the deep page of /blocks promoted 58 KB a request to
+ * the old generation, 1 KB with the callback (bench/README.md, "Garbage promoted per request").
  */
 function queryResult(client: PoolClient, statement: pg.QueryConfig): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
