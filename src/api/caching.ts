@@ -33,7 +33,8 @@ export async function registerCaching(app: FastifyInstance): Promise<void> {
   app.addHook('onSend', async (_request, reply, payload) => {
     // A route's final mark holds for its answer only, not for an error it ends in.
     if (!reply.hasHeader('cache-control') || reply.statusCode >= 300) void reply.header('cache-control', cacheControl(reply.statusCode));
-    return payload;
+    // The body encoded once: the ETag's hash, the compression and the socket would each encode a string again.
+    return typeof payload === 'string' ? Buffer.from(payload) : payload;
   });
   await app.register(etag);
 }
