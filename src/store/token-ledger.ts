@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import { type Address, type TokenTransferRecord, type TokenType, ZERO_ADDRESS } from '../model.js';
-import { byteaFromHex, nullableByteaFromHex } from './encode.js';
+import { byteaFromHex, hexFromBytea, nullableByteaFromHex } from './encode.js';
 import { inLockOrder } from './lock-order.js';
 
 /**
@@ -104,23 +104,30 @@ async function lockTokens(client: PoolClient, transfers: readonly TokenTransferR
 }
 
 /**
- * Adds the deltas to the balances and, in the same statement, holders_count by the (holder, token) pairs
- * that start or stop holding: a pair holds while any of its rows (one per id for ERC-1155 and ERC-404)
- * is positive. The statement's other parts see the rows as they were before its upsert, and the
- * upsert returns them as they are after (a row a zero delta leaves alone is not returned and reads as
- * before). New rows take the token's type and name from tokens.
+ * Adds the deltas to the balances and returns, from the same statement, how many (holder, token) pairs
+ * each token gained or lost as holders: a pair holds while any of its rows (one per id for ERC-1155 and
+ * ERC-404) is positive. The statement's other parts see the rows as they were before its upsert, and
+ * the upsert returns them as they are after (a row a zero delta leaves alone is not returned and reads
+ * as before). New rows take the token's type and name from tokens, read by address for the batch's
+ * tokens only (a join with every token hashed them all for each batch).
  */
-async function applyBalances(client: PoolClient, transfers: readonly TokenTransferRecord[], direction: 1n | -1n): Promise<void> {
+async function applyBalances(
+  client: PoolClient,
+  transfers: readonly TokenTransferRecord[],
+  direction: 1n | -1n,
+): Promise<Map<Address, bigint>> {
   const deltas = balanceDeltas(transfers, direction);
-  if (deltas.length === 0) return;
-  await client.query(
+  const changes = new Map<Address, bigint>();
+  if (deltas.length === 0) return changes;
+  const { rows } = await client.query<{ token_address: Buffer; change: string }>(
     `WITH deltas AS (
        SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::numeric[], $4::numeric[]) WITH ORDINALITY
          AS d(address, token_address, token_id, delta, position)),
      upserted AS (
        INSERT INTO address_token_balances (address, token_address, token_id, value, token_type, token_name)
        SELECT d.address, d.token_address, d.token_id, d.delta, k.type, k.name
-       FROM deltas d JOIN tokens k ON k.address = d.token_address ORDER BY d.position
+       FROM deltas d JOIN (SELECT address, type, name FROM tokens WHERE address = ANY($5::bytea[])) k ON k.address = d.token_address
+       ORDER BY d.position
        ON CONFLICT (address, token_address, token_id) DO UPDATE SET value = address_token_balances.value + EXCLUDED.value
          WHERE EXCLUDED.value <> 0
        RETURNING address, token_address, token_id, value),
@@ -132,17 +139,19 @@ async function applyBalances(client: PoolClient, transfers: readonly TokenTransf
          coalesce(bool_or(e.value > 0), false) AS held, bool_or(coalesce(u.value, e.value) > 0) AS holds
        FROM earlier e FULL JOIN upserted u ON u.address = e.address AND u.token_address = e.token_address
          AND coalesce(u.token_id, -1) = coalesce(e.token_id, -1)
-       GROUP BY coalesce(u.address, e.address), coalesce(u.token_address, e.token_address)),
-     changes AS (SELECT token_address, sum(holds::int - held::int) AS change FROM holding GROUP BY token_address)
-     UPDATE tokens SET holders_count = holders_count + c.change FROM changes c
-     WHERE tokens.address = c.token_address AND c.change <> 0`,
+       GROUP BY coalesce(u.address, e.address), coalesce(u.token_address, e.token_address))
+     SELECT token_address, sum(holds::int - held::int) AS change FROM holding GROUP BY token_address
+     HAVING sum(holds::int - held::int) <> 0`,
     [
       deltas.map((d) => byteaFromHex(d.holder)),
       deltas.map((d) => byteaFromHex(d.token)),
       deltas.map((d) => d.tokenId?.toString() ?? null),
       deltas.map((d) => d.delta.toString()),
+      [...new Set(deltas.map((d) => d.token))].map(byteaFromHex),
     ],
   );
+  for (const r of rows) changes.set(hexFromBytea(r.token_address), BigInt(r.change));
+  return changes;
 }
 
 interface InstanceChange {
@@ -217,44 +226,48 @@ async function recordInstances(client: PoolClient, transfers: readonly TokenTran
 }
 
 /**
- * Marks the tokens that these transfers mint or burn, for the metadata stage to read their total supply
- * again. ERC-1155 contracts have no totalSupply() and are not marked.
+ * Updates each token of the transfers once, in one statement (tokens has many indexes, holders_count
+ * and supply_mark among them, so that each update writes an entry in each): its transfers_count by its
+ * number of transfers (rows: an ERC-1155 batch counts once per id), added or with direction -1 taken
+ * away; its holders_count by `holders`; and, for the tokens the transfers mint or burn, a new supply
+ * mark, for the metadata stage to read their total supply again (ERC-1155 contracts have no
+ * totalSupply() and are not marked). The token rows are locked already.
  */
-async function markSupplyChanges(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
-  const changed = [
-    ...new Set(
-      transfers.filter((t) => t.tokenType !== 'ERC-1155' && (t.from === ZERO_ADDRESS || t.to === ZERO_ADDRESS)).map((t) => t.tokenAddress),
-    ),
-  ].sort();
-  if (changed.length === 0) return;
-  await client.query(`UPDATE tokens SET supply_mark = nextval('token_supply_marks') WHERE address = ANY($1::bytea[])`, [
-    changed.map(byteaFromHex),
-  ]);
-}
-
-/**
- * Adds each token's number of transfers (rows: an ERC-1155 batch counts once per id) to its
- * transfers_count, or takes it away with direction -1. The token rows are locked already.
- */
-async function countTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[], direction: 1n | -1n): Promise<void> {
-  const counts = new Map<Address, bigint>();
-  for (const t of transfers) counts.set(t.tokenAddress, (counts.get(t.tokenAddress) ?? 0n) + direction);
-  if (counts.size === 0) return;
-  const addresses = [...counts.keys()].sort();
+async function updateTokens(
+  client: PoolClient,
+  transfers: readonly TokenTransferRecord[],
+  direction: 1n | -1n,
+  holders: ReadonlyMap<Address, bigint>,
+): Promise<void> {
+  const tokens = new Map<Address, { transfers: bigint; supplyMoved: boolean }>();
+  for (const t of transfers) {
+    const token = tokens.get(t.tokenAddress) ?? { transfers: 0n, supplyMoved: false };
+    token.transfers += direction;
+    if (t.tokenType !== 'ERC-1155' && (t.from === ZERO_ADDRESS || t.to === ZERO_ADDRESS)) token.supplyMoved = true;
+    tokens.set(t.tokenAddress, token);
+  }
+  if (tokens.size === 0) return;
+  const addresses = [...tokens.keys()].sort();
   await client.query(
-    `UPDATE tokens SET transfers_count = transfers_count + c.change
-     FROM unnest($1::bytea[], $2::bigint[]) AS c(address, change) WHERE tokens.address = c.address`,
-    [addresses.map(byteaFromHex), addresses.map((a) => counts.get(a)!.toString())],
+    `UPDATE tokens SET transfers_count = transfers_count + c.transfers, holders_count = holders_count + c.holders,
+       supply_mark = CASE WHEN c.supply_moved THEN nextval('token_supply_marks') ELSE supply_mark END
+     FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::boolean[]) AS c(address, transfers, holders, supply_moved)
+     WHERE tokens.address = c.address`,
+    [
+      addresses.map(byteaFromHex),
+      addresses.map((a) => tokens.get(a)!.transfers.toString()),
+      addresses.map((a) => (holders.get(a.toLowerCase() as Address) ?? 0n).toString()),
+      addresses.map((a) => tokens.get(a)!.supplyMoved),
+    ],
   );
 }
 
 /** Records the tokens, balances, holder counts, transfer counts (per token and per NFT id) and owners that newly written transfers imply. */
 export async function applyTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   await recordTokens(client, transfers);
-  await countTransfers(client, transfers, 1n);
-  await applyBalances(client, transfers, 1n);
+  const holders = await applyBalances(client, transfers, 1n);
   await recordInstances(client, transfers);
-  await markSupplyChanges(client, transfers);
+  await updateTokens(client, transfers, 1n, holders);
 }
 
 /**
@@ -330,9 +343,7 @@ async function forgetTokens(client: PoolClient, removed: readonly TokenTransferR
  */
 export async function revertTokenTransfers(client: PoolClient, transfers: readonly TokenTransferRecord[]): Promise<void> {
   await lockTokens(client, transfers);
-  await countTransfers(client, transfers, -1n);
-  await applyBalances(client, transfers, -1n);
-  await markSupplyChanges(client, transfers);
+  await updateTokens(client, transfers, -1n, await applyBalances(client, transfers, -1n));
   await revertOwners(client, transfers);
   await refreshInstances(client, transfers);
   await forgetTokens(client, transfers);
