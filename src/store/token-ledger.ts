@@ -105,11 +105,14 @@ async function lockTokens(client: PoolClient, transfers: readonly TokenTransferR
 
 /**
  * Adds the deltas to the balances and returns, from the same statement, how many (holder, token) pairs
- * each token gained or lost as holders: a pair holds while any of its rows (one per id for ERC-1155 and
- * ERC-404) is positive. The statement's other parts see the rows as they were before its upsert, and
- * the upsert returns them as they are after (a row a zero delta leaves alone is not returned and reads
- * as before). New rows take the token's type and name from tokens, read by address for the batch's
- * tokens only (a join with every token hashed them all for each batch).
+ * each token gained or lost as holders: a pair holds while any of its rows is positive. A token typed
+ * ERC-20 or ERC-721 has had no transfer of another type (types only widen, see joinTokenTypes; the
+ * batch's are recorded first), so each of its pairs is one row, whose value before is its value after
+ * less the delta. A pair of an ERC-1155 or ERC-404 token may have a row per id and rows the batch does
+ * not touch: its rows are read as they were before the upsert (the statement's other parts see them so)
+ * and joined with those the upsert returns as they are after (a row a zero delta leaves alone is not
+ * returned and reads as before). New rows take the token's type and name from tokens, read by address
+ * for the batch's tokens only.
  */
 async function applyBalances(
   client: PoolClient,
@@ -123,25 +126,32 @@ async function applyBalances(
     `WITH deltas AS (
        SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::numeric[], $4::numeric[]) WITH ORDINALITY
          AS d(address, token_address, token_id, delta, position)),
+     batch_tokens AS (
+       SELECT address, type, name, type IN ('ERC-1155', 'ERC-404') AS by_id FROM tokens WHERE address = ANY($5::bytea[])),
      upserted AS (
        INSERT INTO address_token_balances (address, token_address, token_id, value, token_type, token_name)
        SELECT d.address, d.token_address, d.token_id, d.delta, k.type, k.name
-       FROM deltas d JOIN (SELECT address, type, name FROM tokens WHERE address = ANY($5::bytea[])) k ON k.address = d.token_address
-       ORDER BY d.position
+       FROM deltas d JOIN batch_tokens k ON k.address = d.token_address ORDER BY d.position
        ON CONFLICT (address, token_address, token_id) DO UPDATE SET value = address_token_balances.value + EXCLUDED.value
          WHERE EXCLUDED.value <> 0
        RETURNING address, token_address, token_id, value),
+     single AS (
+       SELECT u.token_address, u.value - d.delta > 0 AS held, u.value > 0 AS holds
+       FROM upserted u JOIN deltas d ON d.address = u.address AND d.token_address = u.token_address
+       JOIN batch_tokens k ON k.address = u.token_address AND NOT k.by_id),
      earlier AS (
        SELECT b.address, b.token_address, b.token_id, b.value FROM address_token_balances b
-       WHERE (b.address, b.token_address) IN (SELECT address, token_address FROM deltas)),
-     holding AS (
+       WHERE (b.address, b.token_address) IN (
+         SELECT d.address, d.token_address FROM deltas d JOIN batch_tokens k ON k.address = d.token_address AND k.by_id)),
+     later AS (SELECT u.* FROM upserted u JOIN batch_tokens k ON k.address = u.token_address AND k.by_id),
+     by_id AS (
        SELECT coalesce(u.token_address, e.token_address) AS token_address,
          coalesce(bool_or(e.value > 0), false) AS held, bool_or(coalesce(u.value, e.value) > 0) AS holds
-       FROM earlier e FULL JOIN upserted u ON u.address = e.address AND u.token_address = e.token_address
+       FROM earlier e FULL JOIN later u ON u.address = e.address AND u.token_address = e.token_address
          AND coalesce(u.token_id, -1) = coalesce(e.token_id, -1)
        GROUP BY coalesce(u.address, e.address), coalesce(u.token_address, e.token_address))
-     SELECT token_address, sum(holds::int - held::int) AS change FROM holding GROUP BY token_address
-     HAVING sum(holds::int - held::int) <> 0`,
+     SELECT token_address, sum(holds::int - held::int) AS change FROM (SELECT * FROM single UNION ALL SELECT * FROM by_id) h
+     GROUP BY token_address HAVING sum(holds::int - held::int) <> 0`,
     [
       deltas.map((d) => byteaFromHex(d.holder)),
       deltas.map((d) => byteaFromHex(d.token)),
