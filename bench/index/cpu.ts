@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import pg from 'pg';
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
@@ -39,18 +40,37 @@ export interface CpuSnapshot {
   /** This process's children that have exited: `sextant index`, run as a child. */
   exitedChildren: number;
   node: number;
-  /** Every PostgreSQL process, those already exited included (through their postmaster's children's times). */
+  /** The PostgreSQL cluster's processes, those already exited included (through their postmaster's children's times). */
   postgres: number;
 }
 
-export async function cpuSnapshot(nodePid: number): Promise<CpuSnapshot> {
+/**
+ * The postmaster of the cluster `url` is on (the checkpointer's parent), so that only its processes
+ * are counted: another cluster on the machine (another job's) is not the run's. The machine's own
+ * server may serve other databases too, whose backends then count.
+ */
+export async function postmasterPid(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'");
+    const checkpointer = rows[0] === undefined ? null : await processTimes(rows[0].pid);
+    if (checkpointer === null) throw new Error(`no checkpointer found on ${url}`);
+    return checkpointer.parent;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function cpuSnapshot(nodePid: number, postmaster: number): Promise<CpuSnapshot> {
   const self = await processTimes('self');
   const node = await processTimes(nodePid);
   const all = await Promise.all((await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map((name) => processTimes(Number(name))));
-  const postgres = all.filter((p): p is ProcessTimes => p !== null && (p.command === 'postgres' || p.command.startsWith('postgres:')));
-  const pids = new Set(postgres.map((p) => p.pid));
-  // A postmaster's children's times hold its backends that ended; its own parent is no postgres process.
-  const ticks = postgres.reduce((sum, p) => sum + p.own + (pids.has(p.parent) ? 0 : p.children), 0);
+  // The postmaster's children's times hold its backends that ended.
+  const ticks = all.reduce(
+    (sum, p) => sum + (p === null ? 0 : p.pid === postmaster ? p.own + p.children : p.parent === postmaster ? p.own : 0),
+    0,
+  );
   return {
     exitedChildren: (self?.children ?? 0) / TICKS_PER_SECOND,
     node: (node?.own ?? 0) / TICKS_PER_SECOND,

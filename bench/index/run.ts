@@ -6,7 +6,7 @@ import { createChainGenerator } from '../chain/generate.js';
 import { chainShape, type BenchScale } from '../chain/scale.js';
 import { embeddedTarget, tunedServerTarget, tunedSettings, withMigratedPool, type DatabaseTarget } from './databases.js';
 import { copyFloor, fetchAndDecodeFloor, nodeFloor, totalRows, type Batching, type RowCounts } from './floors.js';
-import { cpuSnapshot, describeCpu } from './cpu.js';
+import { cpuSnapshot, describeCpu, postmasterPid } from './cpu.js';
 import { describeMachine, loadAverage } from './machine.js';
 import { megabytes } from './process-memory.js';
 import { runSextantIndex, type IndexRun, type PhaseChange } from './sextant-index.js';
@@ -18,6 +18,8 @@ export interface IndexBenchOptions {
   report: (line: string) => void;
   /** Keep the tuned server's indexed database (for the API benchmark) rather than drop it. */
   keepDatabase: boolean;
+  /** Only the fetch-and-decode floor and the usual run into the embedded PostgreSQL (`--only usual`). */
+  usualOnly?: boolean;
 }
 
 export interface IndexBenchResult {
@@ -66,29 +68,35 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
   const targets: IndexBenchResult['targets'] = [];
   let kept: DatabaseTarget | null = null;
   try {
-    const served = await nodeFloor(node.url, lastBlock, batching);
-    report(
-      line(
-        `node alone, blocks 0..${served.blocks - 1} (answers parsed only)`,
-        served.seconds,
-        { blocks: served.blocks },
-        `load ${loadAverage()}`,
-      ),
-    );
+    if (options.usualOnly !== true) {
+      const served = await nodeFloor(node.url, lastBlock, batching);
+      report(
+        line(
+          `node alone, blocks 0..${served.blocks - 1} (answers parsed only)`,
+          served.seconds,
+          { blocks: served.blocks },
+          `load ${loadAverage()}`,
+        ),
+      );
+    }
     const floor = await fetchAndDecodeFloor(node.url, lastBlock, batching);
     const rows = floor.rows;
     report(`rows per run: ${describeRows(rows)}`);
     report(line('fetch + decode floor (no writes)', floor.seconds, rowsOf(rows), `load ${loadAverage()}`));
 
-    for (const open of [embeddedTarget, () => tunedServerTarget(`sextant_bench_${options.scale}`)]) {
+    const opens = [embeddedTarget, () => tunedServerTarget(`sextant_bench_${options.scale}`)];
+    for (const open of options.usualOnly === true ? opens.slice(0, 1) : opens) {
       const target = await open();
       try {
-        const copy = await withMigratedPool(target.copyUrl, (pool) => copyFloor(pool, chain));
-        checkSameRows(copy.rows, rows, `the COPY floor (${target.label})`);
-        report(line(`COPY floor, ${target.label}`, copy.seconds, rowsOf(rows), `load ${loadAverage()}`));
-        const usualCpu = await cpuSnapshot(node.pid);
+        const copy = options.usualOnly === true ? null : await withMigratedPool(target.copyUrl, (pool) => copyFloor(pool, chain));
+        if (copy !== null) {
+          checkSameRows(copy.rows, rows, `the COPY floor (${target.label})`);
+          report(line(`COPY floor, ${target.label}`, copy.seconds, rowsOf(rows), `load ${loadAverage()}`));
+        }
+        const postmaster = await postmasterPid(target.indexUrl);
+        const usualCpu = await cpuSnapshot(node.pid, postmaster);
         const index = await runSextantIndex({ nodeUrl: node.url, lastBlock, databaseUrl: target.indexUrl, env: usualEnv });
-        const usualCpuSpent = describeCpu(usualCpu, await cpuSnapshot(node.pid));
+        const usualCpuSpent = describeCpu(usualCpu, await cpuSnapshot(node.pid, postmaster));
         checkSameRows(await countStoredRows(target.indexUrl), rows, `sextant index (${target.label})`);
         const share = floor.seconds / index.seconds;
         report(
@@ -99,7 +107,7 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
             [
               `peak RSS ${megabytes(index.peakRss)}`,
               `${share.toFixed(2)} of the fetch floor (target >= ${TARGET_SHARE_OF_FETCH_FLOOR}: ${share >= TARGET_SHARE_OF_FETCH_FLOOR ? 'met' : 'missed'})`,
-              `${(copy.seconds / index.seconds).toFixed(2)} of the COPY floor`,
+              ...(copy === null ? [] : [`${(copy.seconds / index.seconds).toFixed(2)} of the COPY floor`]),
               `load ${loadAverage()}`,
             ].join(', '),
           ),
@@ -107,6 +115,7 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
         report(`  memory along the run: ${memoryProfile(index, lastBlock + 1)}`);
         report(`  ${usualCpuSpent}`);
         report(`  storage: ${await storageFigures(target.indexUrl)}`);
+        if (copy === null) continue;
         await runBulk(report, {
           nodeUrl: node.url,
           nodePid: node.pid,
@@ -146,9 +155,10 @@ async function runBulk(
     usualSeconds: number;
   },
 ): Promise<void> {
-  const cpu = await cpuSnapshot(run.nodePid);
+  const postmaster = await postmasterPid(run.target.bulkUrl);
+  const cpu = await cpuSnapshot(run.nodePid, postmaster);
   const bulk = await runSextantIndex({ nodeUrl: run.nodeUrl, lastBlock: run.lastBlock, databaseUrl: run.target.bulkUrl, env: bulkEnv });
-  const cpuSpent = describeCpu(cpu, await cpuSnapshot(run.nodePid));
+  const cpuSpent = describeCpu(cpu, await cpuSnapshot(run.nodePid, postmaster));
   checkSameRows(await countStoredRows(run.target.bulkUrl), run.rows, `sextant index with its bulk load (${run.target.label})`);
   const share = run.floorSeconds / bulk.seconds;
   const { loadSeconds, switchSeconds } = bulkPhases(bulk.phases, bulk.seconds);

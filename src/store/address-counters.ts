@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { Address } from '../model.js';
-import { byteaFromHex, hexFromBytea } from './encode.js';
+import { byteaFromHex } from './encode.js';
 import { inLockOrder } from './lock-order.js';
 
 /** What rows of a batch add to (or, retracted, take from) one address's counters. */
@@ -50,36 +50,36 @@ export function counterDeltas(rows: CountedRows, sign: 1n | -1n): Map<Address, C
   return deltas;
 }
 
-interface CountsRow {
-  address: Buffer;
-  transactions_count: string;
-  token_transfers_count: string;
-  validations_count: string;
-}
-
-/** Whether an address's counters count anything: a transaction, a token transfer or a mined block. */
-const countsSomething = (transactions: bigint, tokenTransfers: bigint, validations: bigint): boolean =>
-  transactions !== 0n || tokenTransfers !== 0n || validations !== 0n;
-
 /**
  * Adds the deltas to address_counters inside the writer's (or the retraction's) transaction. Returns
- * how many more addresses count something than before (negative when a retraction leaves rows at zero).
+ * how many more addresses count something (a transaction, a token transfer or a mined block) than
+ * before, negative when a retraction leaves rows at zero: counted in the statement, from each row as
+ * the upsert returns it and as it was (the row less its delta; a new row's counts were zero).
  */
 export async function applyCounterDeltas(client: PoolClient, deltas: Map<Address, CounterDelta>): Promise<bigint> {
   if (deltas.size === 0) return 0n;
   // Sorted, so that concurrent writers lock rows in the same order.
   const addresses = [...deltas.keys()].sort(inLockOrder);
   const column = (pick: (d: CounterDelta) => bigint) => addresses.map((a) => pick(deltas.get(a) as CounterDelta).toString());
-  const { rows } = await client.query<CountsRow>(
-    `INSERT INTO address_counters AS c (address, transactions_count, token_transfers_count, gas_usage, validations_count, incoming_gas_usage)
-     SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::numeric[], $5::bigint[], $6::numeric[])
-     ON CONFLICT (address) DO UPDATE SET
-       transactions_count = c.transactions_count + excluded.transactions_count,
-       token_transfers_count = c.token_transfers_count + excluded.token_transfers_count,
-       gas_usage = c.gas_usage + excluded.gas_usage,
-       incoming_gas_usage = c.incoming_gas_usage + excluded.incoming_gas_usage,
-       validations_count = c.validations_count + excluded.validations_count
-     RETURNING c.address, c.transactions_count, c.token_transfers_count, c.validations_count`,
+  const { rows } = await client.query<{ change: string }>(
+    `WITH d AS (
+       SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::numeric[], $5::bigint[], $6::numeric[])
+         AS d(address, transactions_count, token_transfers_count, gas_usage, validations_count, incoming_gas_usage)),
+     upserted AS (
+       INSERT INTO address_counters AS c (address, transactions_count, token_transfers_count, gas_usage, validations_count, incoming_gas_usage)
+       SELECT * FROM d
+       ON CONFLICT (address) DO UPDATE SET
+         transactions_count = c.transactions_count + excluded.transactions_count,
+         token_transfers_count = c.token_transfers_count + excluded.token_transfers_count,
+         gas_usage = c.gas_usage + excluded.gas_usage,
+         incoming_gas_usage = c.incoming_gas_usage + excluded.incoming_gas_usage,
+         validations_count = c.validations_count + excluded.validations_count
+       RETURNING c.address, c.transactions_count, c.token_transfers_count, c.validations_count)
+     SELECT coalesce(sum(
+       (u.transactions_count <> 0 OR u.token_transfers_count <> 0 OR u.validations_count <> 0)::int
+       - (u.transactions_count <> d.transactions_count OR u.token_transfers_count <> d.token_transfers_count
+          OR u.validations_count <> d.validations_count)::int), 0) AS change
+     FROM upserted u JOIN d ON d.address = u.address`,
     [
       addresses.map(byteaFromHex),
       column((d) => d.transactions),
@@ -89,22 +89,5 @@ export async function applyCounterDeltas(client: PoolClient, deltas: Map<Address
       column((d) => d.incomingGasUsage),
     ],
   );
-  // The counts before are the counts after less the delta (a new row's are zero).
-  let change = 0n;
-  for (const row of rows) {
-    const delta = deltas.get(hexFromBytea(row.address)) as CounterDelta;
-    const [transactions, tokenTransfers, validations] = [
-      BigInt(row.transactions_count),
-      BigInt(row.token_transfers_count),
-      BigInt(row.validations_count),
-    ];
-    const after = countsSomething(transactions, tokenTransfers, validations);
-    const before = countsSomething(
-      transactions - delta.transactions,
-      tokenTransfers - delta.tokenTransfers,
-      validations - delta.validations,
-    );
-    if (after !== before) change += after ? 1n : -1n;
-  }
-  return change;
+  return BigInt(rows[0]!.change);
 }
