@@ -17,20 +17,26 @@ export async function findTokensWithoutMetadata(pool: Pool, limit: number): Prom
  * Stores what the contracts said (nulls included), so that each token is read once, and copies the
  * names to the tokens' balance rows (E1 orders by them). Two statements in one transaction: the second
  * runs once the first holds the token rows, which a block writer holds until it commits, so it also
- * sees the balance rows such a writer added meanwhile. The balance rows are filtered by the addresses
- * themselves, not only through the join: otherwise the planner reads every balance row into a hash join.
+ * sees the balance rows such a writer added meanwhile. A balance row takes its token's name when it is
+ * written and with each save, so the rows of a token not named before have none: they are found by
+ * address_token_balances_unnamed (migration 068) rather than among every balance row, which a filter on
+ * the token alone read whole (no other index of the table covers every row of a token). A token named
+ * before (read again) has its rows found by the token address, as the rows of any name.
  */
 export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, TokenMetadata>): Promise<void> {
   const entries = [...read.entries()].sort(([a], [b]) => inLockOrder(a, b));
   if (entries.length === 0) return;
   const addresses = entries.map(([address]) => byteaFromHex(address));
   await inTransaction(pool, async (client) => {
-    await client.query(
+    // `before` is the token row as the statement's snapshot saw it, before this update.
+    const { rows } = await client.query<{ address: Buffer; named: boolean }>(
       `UPDATE tokens SET name = m.name, symbol = m.symbol, decimals = m.decimals, total_supply = m.total_supply,
          metadata_fetched_at = now()
        FROM unnest($1::bytea[], $2::text[], $3::text[], $4::numeric[], $5::numeric[])
          AS m(address, name, symbol, decimals, total_supply)
-       WHERE tokens.address = m.address`,
+         JOIN tokens before ON before.address = m.address
+       WHERE tokens.address = m.address
+       RETURNING tokens.address, before.name IS NOT NULL AS named`,
       [
         addresses,
         entries.map(([, m]) => m.name),
@@ -39,11 +45,20 @@ export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, T
         entries.map(([, m]) => m.totalSupply?.toString() ?? null),
       ],
     );
+    const unnamed = rows.filter((r) => !r.named).map((r) => r.address);
+    await client.query(
+      `UPDATE address_token_balances b SET token_name = k.name FROM tokens k
+       WHERE k.address = ANY($1::bytea[]) AND b.token_address = ANY($1::bytea[]) AND b.token_address = k.address
+         AND b.token_name IS NULL AND k.name IS NOT NULL`,
+      [unnamed],
+    );
+    const named = rows.filter((r) => r.named).map((r) => r.address);
+    if (named.length === 0) return;
     await client.query(
       `UPDATE address_token_balances b SET token_name = k.name FROM tokens k
        WHERE k.address = ANY($1::bytea[]) AND b.token_address = ANY($1::bytea[]) AND b.token_address = k.address
          AND b.token_name IS DISTINCT FROM k.name`,
-      [addresses],
+      [named],
     );
   });
 }

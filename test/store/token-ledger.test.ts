@@ -324,6 +324,11 @@ test("balance rows follow their token's name and type: E1 pages in name order, a
   assert.deepEqual(await listedInPages(holder, 2), [...expected.slice(0, 2), `- ERC-1155 ${hex(multi)} 1 10`, ...expected.slice(2)]);
   assert.deepEqual(await listedInPages(other, 2), []);
   assert.deepEqual([await holdersCount(multi), await holdersCount(named), await holdersCount(hybrid)], ['1', '1', '1']);
+
+  // A token read again under another name (its rows are found by the token, not as rows without one).
+  await saveTokenMetadata(db.pool, new Map([[named, metadata('gamma')]]));
+  assert.deepEqual(await staleBalanceRows(), []);
+  assert.deepEqual((await listedInPages(holder, 50)).slice(0, 2), [expected[0], `gamma ERC-20 ${hex(named)} - 10`]);
 });
 
 test('the balance rows and holder counts do not depend on how blocks are grouped into writes', async () => {
