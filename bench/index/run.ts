@@ -20,6 +20,8 @@ export interface IndexBenchOptions {
   keepDatabase: boolean;
   /** Only the fetch-and-decode floor and the usual run into the embedded PostgreSQL (`--only usual`). */
   usualOnly?: boolean;
+  /** Where the usual runs write the CPU of each statement (`--statements FILE`; `.<target>` is added to the name). */
+  statementsFile?: string;
 }
 
 export interface IndexBenchResult {
@@ -95,7 +97,13 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
         }
         const postmaster = await postmasterPid(target.indexUrl);
         const usualCpu = await cpuSnapshot(node.pid, postmaster);
-        const index = await runSextantIndex({ nodeUrl: node.url, lastBlock, databaseUrl: target.indexUrl, env: usualEnv });
+        const statementsFile = options.statementsFile && `${options.statementsFile}.${target.label.replace(' ', '-')}`;
+        const index = await runSextantIndex({
+          nodeUrl: node.url,
+          lastBlock,
+          databaseUrl: target.indexUrl,
+          env: statementsFile === undefined ? usualEnv : { ...usualEnv, ...statementCpuEnv(statementsFile) },
+        });
         const usualCpuSpent = describeCpu(usualCpu, await cpuSnapshot(node.pid, postmaster));
         checkSameRows(await countStoredRows(target.indexUrl), rows, `sextant index (${target.label})`);
         const share = floor.seconds / index.seconds;
@@ -115,6 +123,7 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
         report(`  memory along the run: ${memoryProfile(index, lastBlock + 1)}`);
         report(`  ${usualCpuSpent}`);
         report(`  storage: ${await storageFigures(target.indexUrl)}`);
+        if (statementsFile !== undefined) report(`  CPU of each statement: ${statementsFile}`);
         if (copy === null) continue;
         await runBulk(report, {
           nodeUrl: node.url,
@@ -140,6 +149,12 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
   } finally {
     await node.stop();
   }
+}
+
+/** What makes `sextant index` write the CPU of each of its statements to `file` (bench/index/statement-cpu.ts). */
+function statementCpuEnv(file: string): Record<string, string> {
+  const loader = new URL('./statement-cpu.ts', import.meta.url).pathname;
+  return { NODE_OPTIONS: `--import tsx --import ${loader}`, STATEMENT_CPU_FILE: file };
 }
 
 /** `sextant index` with its bulk load into the target's bulk database, reported beside the usual run. */
