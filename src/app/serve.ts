@@ -124,9 +124,9 @@ export function printTryUrls(logger: Logger, base: string, sample: { address: st
  * How far, in percent, V8 lets the old generation grow past what its last full collection kept. On a
  * machine with memory to spare it lets it grow by up to 300%: under 64 clients, `serve`'s 50 MB of live
  * objects reached 333 MB of RSS before a full collection; at 50% the peak was 198 MB, at the same
- * requests/s. The price: a full collection about four times as often, whose incremental steps lift the
- * p99 of the heaviest list pages at one client from about 10 to 14 ms (bench/README.md, "Memory of
- * serve"). V8 reads the flag at each collection, so it can be set once running.
+ * requests/s (bench/README.md, "Memory of serve"). The price is a full collection more often; since
+ * little of a request reaches the old generation, 3 in 3,000 requests of E2's deep page ("Garbage
+ * promoted per request"). V8 reads the flag at each collection, so it can be set once running.
  */
 const HEAP_GROWING_PERCENT = 50;
 
