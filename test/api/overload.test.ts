@@ -11,7 +11,7 @@ import { createTestDatabase, testServerUrl, type TestDatabase } from '../support
 import { waitFor } from '../support/wait.js';
 import { type ApiResponse, startApi } from './http.js';
 import { buildApi } from '../../src/api/server.js';
-import { ClientGoneError, clientAwareDb, withRequestContext } from '../../src/api/client-gone.js';
+import { ClientGoneError, PoolSaturatedError, clientAwareDb, withRequestContext } from '../../src/api/client-gone.js';
 
 // The API's own pool: read-only, each statement and each wait for a connection bounded and answered
 // with a 503 that says when to come back; load shed while the event loop lags; no query for a client gone.
@@ -274,6 +274,33 @@ test("waiting requests whose sockets are closed count as gone before their signa
     for (const socket of sockets) socket.destroyed = true;
     const staying = withRequestContext({ socket: null, gone: new AbortController().signal }, () => guarded.query('SELECT 1'));
     await assertStayingServed(apiPool, release, staying, waiting);
+  } finally {
+    release();
+  }
+});
+
+test("a request's statements waiting side by side count as one waiting request", async () => {
+  const { apiPool } = await open({ apiPoolSize: '1', apiPoolWaitMs: '60000' });
+  const guarded = clientAwareDb(apiPool, true);
+  const request = () => ({ socket: null, gone: new AbortController().signal });
+  const release = holdTheConnection(await apiPool.connect());
+  try {
+    const single = Array.from({ length: 8 }, () => settled(withRequestContext(request(), () => guarded.query('SELECT 1'))));
+    await waitFor(() => apiPool.waitingCount === 8, 'eight requests waiting for the connection');
+    // The ninth request's three statements make eleven waiting statements, but nine waiting requests: under the bound of ten.
+    const page = request();
+    const sideBySide = Array.from({ length: 3 }, () => settled(withRequestContext(page, () => guarded.query('SELECT 2'))));
+    await waitFor(() => apiPool.waitingCount === 11, "the ninth request's three statements waiting");
+    // A tenth request fills the queue, and an eleventh is refused.
+    const tenth = settled(withRequestContext(request(), () => guarded.query('SELECT 1')));
+    await waitFor(() => apiPool.waitingCount === 12, 'the tenth request waiting');
+    await assert.rejects(
+      withRequestContext(request(), () => guarded.query('SELECT 1')),
+      (error) => error instanceof PoolSaturatedError,
+    );
+    release();
+    await waitFor(() => [...single, ...sideBySide, tenth].every((s) => s.outcome !== undefined), 'every waiting statement answered');
+    for (const { outcome } of [...single, ...sideBySide, tenth]) assert.ok(!(outcome instanceof Error), String(outcome));
   } finally {
     release();
   }
