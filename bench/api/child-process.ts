@@ -70,3 +70,13 @@ export async function startNodeChild(
     },
   };
 }
+
+// The built CLI, as production runs it (`npm run bench*` builds it first): tsx's loader would add its own memory and CPU.
+const cli = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+
+/** `sextant serve` on the database, under these node flags; request logging off (LOG_LEVEL=warn) so the figures are the API's. */
+export async function startServe(databaseUrl: string, nodeFlags: readonly string[]): Promise<RunningChild> {
+  const port = await freePort();
+  const env = { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  return startNodeChild([...nodeFlags, cli, 'serve'], env, port, '/health');
+}

@@ -5,7 +5,7 @@
  * the old generation per request, and the full collections (mark-compact) they led to.
  * Run: npm run bench:promotion -- <database url> [--requests N] <path>...
  */
-import { startNodeChild, freePort } from './child-process.js';
+import { startServe } from './child-process.js';
 import { loadHttp } from './load.js';
 
 const args = process.argv.slice(2);
@@ -16,10 +16,7 @@ if (databaseUrl === undefined || paths.length === 0 || !Number.isInteger(request
   throw new Error('usage: npm run bench:promotion -- <database url> [--requests N] <path>...');
 }
 
-const cli = new URL('../../dist/cli/main.js', import.meta.url).pathname;
-const port = await freePort();
-const env = { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-const serve = await startNodeChild(['--trace-gc-nvp', cli, 'serve'], env, port, '/health');
+const serve = await startServe(databaseUrl, ['--trace-gc-nvp']);
 
 /** A number a --trace-gc-nvp line gives as `name=value`. */
 const traced = (line: string, name: string) => Number(new RegExp(` ${name}=(\\d+)`).exec(line)?.[1] ?? 0);

@@ -9,7 +9,7 @@ import { type BenchScale, chainShapes } from '../chain/scale.js';
 import { describeMachine, loadAverage } from '../index/machine.js';
 import { megabytes, readMemory } from '../index/process-memory.js';
 import { type EndpointId, type KeyKind, endpoints, findKeys, pageSize } from './cases.js';
-import { type RunningChild, freePort, startNodeChild } from './child-process.js';
+import { type RunningChild, freePort, startNodeChild, startServe } from './child-process.js';
 import type { LoadFigures } from './figures.js';
 import { type LoadPlan, loadHttp } from './load.js';
 import { fetchBody, findDeepPage } from './pages.js';
@@ -85,16 +85,7 @@ const loadPlans: Record<BenchScale, LoadPlan> = {
   full: { requestsPerConnection: 10, minimumRequests: 500, warmupRequests: 100 },
 };
 
-// The built CLI, as production runs it (`npm run bench*` builds it first): tsx's loader would add its own memory and CPU.
-const cli = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 const memoryServer = new URL('./memory-server.ts', import.meta.url).pathname;
-
-/** `sextant serve` on the database; request logging off (LOG_LEVEL=warn) so the figures are the API's. */
-async function startServe(databaseUrl: string, nodeFlags: readonly string[]): Promise<RunningChild> {
-  const port = await freePort();
-  const env = { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-  return startNodeChild([...nodeFlags, cli, 'serve'], env, port, '/health');
-}
 
 async function startMemoryFloor(responsesFile: string, readyPath: string): Promise<RunningChild> {
   const port = await freePort();
