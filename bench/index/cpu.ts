@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import pg from 'pg';
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 interface ProcessTimes {
   pid: number;
@@ -21,6 +21,11 @@ async function processTimes(pid: number | 'self'): Promise<ProcessTimes | null> 
   } catch {
     return null;
   }
+  return parseProcessStat(stat);
+}
+
+/** A process's times from the text of its /proc/<pid>/stat. */
+export function parseProcessStat(stat: string): ProcessTimes {
   // The command is in parentheses and may hold spaces: the fields after it are split on the last ')'.
   const close = stat.lastIndexOf(')');
   const command = stat.slice(stat.indexOf('(') + 1, close);
