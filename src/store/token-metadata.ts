@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Address, TokenMetadata } from '../model.js';
 import { byteaFromHex, hexFromBytea } from './encode.js';
 import { inLockOrder } from './lock-order.js';
@@ -15,9 +15,9 @@ export async function findTokensWithoutMetadata(pool: Pool, limit: number): Prom
 
 /**
  * Stores what the contracts said (nulls included), so that each token is read once, and copies the
- * names to the tokens' balance rows (E1 orders by them). Two statements in one transaction: the second
- * runs once the first holds the token rows, which a block writer holds until it commits, so it also
- * sees the balance rows such a writer added meanwhile. A balance row takes its token's name when it is
+ * names to the tokens' balance rows (E1 orders by them), in one transaction: the copies run once the
+ * first statement holds the token rows, which a block writer holds until it commits, so they also
+ * see the balance rows such a writer added meanwhile. A balance row takes its token's name when it is
  * written and with each save, so the rows of a token not named before have none: they are found by
  * address_token_balances_unnamed (migration 068) rather than among every balance row, which a filter on
  * the token alone read whole (no other index of the table covers every row of a token). A token named
@@ -45,22 +45,28 @@ export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, T
         entries.map(([, m]) => m.totalSupply?.toString() ?? null),
       ],
     );
-    const unnamed = rows.filter((r) => !r.named).map((r) => r.address);
-    await client.query(
-      `UPDATE address_token_balances b SET token_name = k.name FROM tokens k
-       WHERE k.address = ANY($1::bytea[]) AND b.token_address = ANY($1::bytea[]) AND b.token_address = k.address
-         AND b.token_name IS NULL AND k.name IS NOT NULL`,
-      [unnamed],
+    // The rows of a token named before may hold any name; those of a token not named before hold none (the partial index's).
+    await copyNamesToBalances(
+      client,
+      rows.filter((r) => !r.named).map((r) => r.address),
+      'b.token_name IS NULL AND k.name IS NOT NULL',
     );
-    const named = rows.filter((r) => r.named).map((r) => r.address);
-    if (named.length === 0) return;
-    await client.query(
-      `UPDATE address_token_balances b SET token_name = k.name FROM tokens k
-       WHERE k.address = ANY($1::bytea[]) AND b.token_address = ANY($1::bytea[]) AND b.token_address = k.address
-         AND b.token_name IS DISTINCT FROM k.name`,
-      [named],
+    await copyNamesToBalances(
+      client,
+      rows.filter((r) => r.named).map((r) => r.address),
+      'b.token_name IS DISTINCT FROM k.name',
     );
   });
+}
+
+/** Copies the names of these tokens to their balance rows that `stale` (a condition on b, the row, and k, its token) finds. */
+async function copyNamesToBalances(client: PoolClient, tokens: readonly Buffer[], stale: string): Promise<void> {
+  if (tokens.length === 0) return;
+  await client.query(
+    `UPDATE address_token_balances b SET token_name = k.name FROM tokens k
+     WHERE k.address = ANY($1::bytea[]) AND b.token_address = ANY($1::bytea[]) AND b.token_address = k.address AND ${stale}`,
+    [tokens],
+  );
 }
 
 /** A token whose mints or burns were written after its total supply was read, with the mark they left. */
