@@ -70,15 +70,27 @@ export interface Endpoint {
    */
   coldPath?: (keys: BenchKeys) => string;
   /**
+   * For the lists keyed by a generated address or contract without a `coldPath`: the cold key is the
+   * one with the fewest items among those that list at least this many (a full first page, as the hot
+   * key's), so that hot and cold compare answers of one size; on a chain too short for that, the one
+   * with the most items after the hot key.
+   */
+  coldFullPage?: number;
+  /**
    * The deep page of a list paged by number or block range rather than by next_page_params: the page
    * after about `depth` of the key's `items`.
    */
   deepPath?: (db: Db, firstPath: string, items: number, depth: number) => Promise<DeepPage>;
 }
 
+/** The API's page size: a cold key with more items than this has a full first page, as the hot key has. */
+export const pageSize = 50;
+
 /** The Etherscan-style API's page size here, and its deepest item (Blockscout's page × offset limit). */
 const etherscanOffset = 100;
 const etherscanWindow = 10_000;
+/** The most logs one `getLogs` answers. */
+const getLogsLimit = 1_000;
 
 /** The page of `page` and `offset` that starts at about `depth` items, within Blockscout's window. */
 async function etherscanDeepPage(_db: Db, firstPath: string, items: number, depth: number): Promise<DeepPage> {
@@ -325,6 +337,7 @@ export const endpoints: Endpoint[] = [
     deepPage: true,
     keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/transactions' AS path, transactions_count AS n
            FROM address_counters WHERE transactions_count > 0`,
+    coldFullPage: pageSize,
   },
   {
     // Keyed by the emitters: each log decoded with the emitter's ABI or a signature of the database.
@@ -332,6 +345,7 @@ export const endpoints: Endpoint[] = [
     title: 'logs of an address',
     deepPage: true,
     keys: `SELECT '/api/v2/addresses/' || ${hex('address')} || '/logs' AS path, count(*) AS n FROM logs GROUP BY address`,
+    coldFullPage: pageSize,
   },
   // The home page's answers have no key: each is one path, hot and cold alike.
   {
@@ -411,6 +425,7 @@ export const endpoints: Endpoint[] = [
     keys: `SELECT '/api?module=account&action=txlist&address=' || ${hex('address')} || '&page=1&offset=${etherscanOffset}' AS path,
                   transactions_count AS n
            FROM address_counters WHERE transactions_count > 0`,
+    coldFullPage: etherscanOffset,
     deepPath: etherscanDeepPage,
   },
   {
@@ -431,6 +446,7 @@ export const endpoints: Endpoint[] = [
     deepPage: true,
     keys: `SELECT '/api?module=logs&action=getLogs&fromBlock=0&toBlock=latest&address=' || ${hex('address')} AS path, count(*) AS n
            FROM logs GROUP BY address`,
+    coldFullPage: getLogsLimit,
     deepPath: logsDeepPage,
   },
   // The charts: none has a deep page.
@@ -483,22 +499,30 @@ export interface EndpointKey {
 /** The largest "handful": without a `coldPath`, a cold key lists at most this many items. */
 const handful = 5;
 
-/** The API's page size: a cold key with more items than this has a full first page, as the hot key has. */
-export const pageSize = 50;
-
 /**
  * The hot key (most items) and the cold one of an endpoint, each with its item count; none when the
- * indexed data has nothing for it. The cold key is `coldPath`'s, so that both first pages are full and
- * differ only in how busy the key is; without one, the most items up to a handful, else the fewest.
+ * indexed data has nothing for it. The cold key is `coldPath`'s, or the fewest items of a full page
+ * (`coldFullPage`), so that both first pages are full and differ only in how busy the key is; without
+ * either, the most items up to a handful, else the fewest.
  */
 export async function findKeys(db: Db, endpoint: Endpoint, keys: BenchKeys): Promise<EndpointKey[]> {
-  const cold = endpoint.coldPath === undefined ? `ORDER BY CASE WHEN n <= ${handful} THEN -n ELSE n END, path LIMIT 1` : 'WHERE path = $1';
+  const [cold, parameters] =
+    endpoint.coldPath !== undefined
+      ? ['WHERE path = $1', [endpoint.coldPath(keys)]]
+      : endpoint.coldFullPage !== undefined
+        ? [
+            // Apart from the hot key; on a chain too short for a second full page, the key closest to one.
+            `WHERE path <> (SELECT path FROM g ORDER BY n DESC, path LIMIT 1)
+             ORDER BY n >= $1 DESC, CASE WHEN n >= $1 THEN n ELSE -n END, path LIMIT 1`,
+            [endpoint.coldFullPage],
+          ]
+        : [`ORDER BY CASE WHEN n <= ${handful} THEN -n ELSE n END, path LIMIT 1`, []];
   const { rows } = await db.query<{ kind: KeyKind; path: string; n: string }>(
     `WITH g AS MATERIALIZED (${endpoint.keys})
      (SELECT 'hot' AS kind, path, n FROM g ORDER BY n DESC, path LIMIT 1)
      UNION ALL
      (SELECT 'cold', path, n FROM g ${cold})`,
-    endpoint.coldPath === undefined ? [] : [endpoint.coldPath(keys)],
+    parameters,
   );
   return rows.map((r) => ({ kind: r.kind, path: r.path, items: Number(r.n) }));
 }

@@ -146,6 +146,16 @@ describe('loadBenchChain', () => {
       assert.equal(cold.path, endpoint.coldPath!(chain.keys), `${endpoint.id} finds the generated cold key`);
       assert.ok(cold.items > pageSize && cold.items < hot.items, `${endpoint.id}: cold ${cold.items} items, hot ${hot.items}`);
     }
+    for (const endpoint of endpoints.filter((e) => e.coldFullPage !== undefined)) {
+      const [hot, cold] = await findKeys(database.pool, endpoint, chain.keys);
+      assert.ok(hot !== undefined && cold !== undefined, `${endpoint.id} has a hot and a cold key`);
+      const second = await count(`SELECT n FROM (${endpoint.keys}) g ORDER BY n DESC OFFSET 1 LIMIT 1`);
+      assert.notEqual(cold.path, hot.path, `${endpoint.id}: the cold key is not the hot one`);
+      assert.ok(
+        cold.items >= Math.min(endpoint.coldFullPage!, second) && cold.items <= hot.items,
+        `${endpoint.id}: cold ${cold.items} items (a full page is ${endpoint.coldFullPage}, the second key ${second}), hot ${hot.items}`,
+      );
+    }
     assert.ok(
       lines.some((line) => line.includes(`loaded ${BLOCKS} blocks`)),
       `no line says loaded ${BLOCKS} blocks:\n${lines.join('\n')}`,
