@@ -110,21 +110,63 @@ export async function findAddressByEnsName(db: Db, name: string): Promise<Addres
 const searchOrder = 'k.holders_count DESC, k.name ASC NULLS LAST, k.address ASC';
 
 /**
+ * The matches a query's page sorts at most: a query with fewer has them all found by the full-text index
+ * (migration 019) and sorted; one with more has its page read in rank order instead (rankedPage), so
+ * that the page costs the same however many tokens match (sorting 10,761 matches took 4.4 ms, against
+ * 0.4 ms for one).
+ */
+const sortedMatches = 500;
+/** The tokens rankedPage reads in rank order, at most, for a page of matches, before it sorts them after all. */
+const rankedTokens = 500;
+
+/**
  * The tokens whose symbol and name hold every word of the query as a prefix of one of theirs, ranked as
  * Blockscout ranks them: most holders first, then by name (unnamed last), then by address; after the
  * keyset when given. `words` is a tsquery of prefixes ('tether:* & usd:*'), made of letters and digits only.
  */
 export async function searchTokens(db: Db, words: string, after: TokenSearchKeyset | null, limit: number): Promise<TokenItem[]> {
   const params = new SqlParams();
-  const query = params.add(words);
-  const below = after === null ? '' : `AND ${afterToken(params, after)}`;
-  // The page is cut before the token's columns are added: their lookups, computed for every match
-  // before the sort, cost 128 ms for a word of 10,761 tokens.
+  const match = `${tokenSearchWords('k')} @@ to_tsquery('simple', ${params.add(words)})`;
+  const below = after === null ? 'true' : afterToken(params, after);
+  // `few` holds every match when they are fewer than sortedMatches. The page is cut from them before
+  // the token's columns are added (their lookups for every match cost 128 ms for 10,761 matches). One
+  // row comes back, with the count, even when no token does.
+  const { rows } = await db.query<TokenRow & { found: string }>(
+    `WITH few AS MATERIALIZED (SELECT * FROM tokens k WHERE ${match} LIMIT ${sortedMatches})
+     SELECT ${tokenColumns('k')}, f.found
+     FROM (SELECT count(*) AS found FROM few) f
+     LEFT JOIN LATERAL (SELECT * FROM few k WHERE ${below} AND f.found < ${sortedMatches}
+                        ORDER BY ${searchOrder} LIMIT ${params.add(limit)}) k ON true
+     ORDER BY ${searchOrder}`,
+    params.values,
+  );
+  if (Number(rows[0]!.found) >= sortedMatches) return rankedPage(db, words, after, limit);
+  return rows.filter((r) => r.token_address !== null).map(toTokenItem);
+}
+
+/**
+ * The page of a query with many matches: the tokens after the keyset read in rank order, through
+ * migration 069's index, until the page is full, checking each one's words; when `rankedTokens` tokens
+ * hold fewer matches than a page, the matches sorted after all.
+ */
+async function rankedPage(db: Db, words: string, after: TokenSearchKeyset | null, limit: number): Promise<TokenItem[]> {
+  const params = new SqlParams();
+  const match = `${tokenSearchWords('k')} @@ to_tsquery('simple', ${params.add(words)})`;
+  const limitParam = params.add(limit);
+  const ranges = after === null ? ['true'] : rangesAfter(params, after);
+  const ranked = ranges
+    .map((range) => `(SELECT * FROM tokens k WHERE ${range} ORDER BY ${searchOrder} LIMIT ${rankedTokens})`)
+    .join(' UNION ALL ');
+  const below = after === null ? 'true' : afterToken(params, after);
   const { rows } = await db.query<TokenRow>(
-    `SELECT ${tokenColumns('k')}
-     FROM (SELECT * FROM tokens k
-           WHERE ${tokenSearchWords('k')} @@ to_tsquery('simple', ${query}) ${below}
-           ORDER BY ${searchOrder} LIMIT ${params.add(limit)}) k
+    `WITH ranked AS MATERIALIZED (
+       SELECT * FROM (SELECT * FROM (${ranked}) k ORDER BY ${searchOrder} LIMIT ${rankedTokens}) k
+       WHERE ${match} ORDER BY ${searchOrder} LIMIT ${limitParam})
+     SELECT ${tokenColumns('k')}
+     FROM (SELECT * FROM ranked WHERE (SELECT count(*) FROM ranked) = ${limitParam}
+           UNION ALL
+           SELECT * FROM (SELECT * FROM tokens k WHERE ${match} AND ${below} ORDER BY ${searchOrder} LIMIT ${limitParam}) k
+           WHERE (SELECT count(*) FROM ranked) < ${limitParam}) k
      ORDER BY ${searchOrder}`,
     params.values,
   );
@@ -141,6 +183,25 @@ function afterToken(params: SqlParams, after: TokenSearchKeyset): string {
     sameName = `k.name > ${name} OR k.name IS NULL OR (k.name = ${name} AND k.address > ${address})`;
   }
   return `(k.holders_count < ${holders} OR (k.holders_count = ${holders} AND (${sameName})))`;
+}
+
+/**
+ * The same tokens as afterToken's, as disjoint ranges of migration 069's index, in its order: the rest
+ * of the keyset's holder count (named after its name, then unnamed), then the lower holder counts.
+ */
+function rangesAfter(params: SqlParams, after: TokenSearchKeyset): string[] {
+  const count = `${params.add(after.holdersCount.toString())}::bigint`;
+  const address = `${params.add(byteaFromHex(after.address))}::bytea`;
+  // The unnamed of a holder count are found by equality, which the planner sees as one narrow range
+  // (it would sort them from a sequential scan otherwise); Merge Append sorts what it reads of them,
+  // up to rankedTokens, as the holder count then drops out of the range's order.
+  const unnamed = `k.holders_count = ${count} AND k.name IS NULL`;
+  const fewer = `k.holders_count < ${count}`;
+  if (after.name === null) return [`${unnamed} AND k.address > ${address}`, fewer];
+  // Not k.holders_count = $1 here, for the reason above: Merge Append would sort the named, which
+  // are most tokens of a holder count, up to rankedTokens.
+  const named = `k.holders_count >= ${count} AND k.holders_count <= ${count} AND (k.name, k.address) > (${params.add(after.name)}::text, ${address})`;
+  return [named, unnamed, fewer];
 }
 
 /** The token whose name or symbol is exactly the text, in any case; null when none is, or several are. */
