@@ -192,7 +192,6 @@ export async function listTransactionInternalTransactions(
 /** One stored trace frame, with what E6 repeats of its block. */
 
 interface TraceFrameRow {
-  transaction_hash: Buffer;
   transaction_index: number;
   index: number;
   trace_address: number[];
@@ -216,7 +215,7 @@ interface TraceFrameRow {
 export async function readTransactionTrace(db: Db, transactionHash: Hex): Promise<InternalTransactionRecord[] | 'pending' | null> {
   const hash = byteaFromHex(transactionHash);
   const { rows } = await db.query<TraceFrameRow>(
-    `SELECT i.transaction_hash, i.transaction_index, i.index, i.trace_address, i.type, i.call_type,
+    `SELECT i.transaction_index, i.index, i.trace_address, i.type, i.call_type,
             i.from_address, i.to_address, i.created_contract, i.value, i.gas, i.gas_used,
             CASE WHEN i.index = 0 THEN t.input ELSE i.input END AS input, i.output, i.error
      FROM transactions t
@@ -234,8 +233,9 @@ export async function readTransactionTrace(db: Db, transactionHash: Hex): Promis
     const { mined, pending } = known.rows[0]!;
     return mined ? [] : pending ? 'pending' : null;
   }
+  // Every frame's transaction is the one asked for: its hash is not read again for each.
   return rows.map((r) => ({
-    transactionHash: hexFromBytea(r.transaction_hash),
+    transactionHash,
     transactionIndex: r.transaction_index,
     index: r.index,
     traceAddress: r.trace_address,
