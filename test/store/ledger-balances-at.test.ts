@@ -10,7 +10,8 @@ import { type Move, withTransfers } from '../support/token-moves.js';
 /**
  * The token ledger's balance of a key at a block, read from either end of the holder's transfers, is
  * the sum of the transfers the ledger keeps under that key's row up to the block: for a contract with
- * ERC-1155 and ERC-20 transfers too, whose ERC-20 transfers the ledger keeps under the row without id.
+ * ERC-1155 transfers of two ids and ERC-20 transfers too, whose ERC-20 transfers the ledger keeps under
+ * the row without id.
  */
 
 const [alice, bob] = [syntheticAddress('alice'), syntheticAddress('bob')];
@@ -24,7 +25,11 @@ const moves: Move[][] = [
   ],
   [[coin, 'ERC-20', alice, bob, 30n, null]],
   [[mixed, 'ERC-1155', alice, bob, 1n, 9n]],
-  [[coin, 'ERC-20', bob, alice, 5n, null]],
+  [
+    [coin, 'ERC-20', bob, alice, 5n, null],
+    [mixed, 'ERC-1155', ZERO_ADDRESS, bob, 3n, 7n],
+  ],
+  [[mixed, 'ERC-1155', bob, alice, 2n, 7n]],
   [[mixed, 'ERC-20', alice, bob, 4n, null]],
   [[coin, 'ERC-20', alice, bob, 1n, null]],
 ];
@@ -42,6 +47,7 @@ after(async () => {
 test('a balance at every block is the sum of the transfers the ledger keeps under its row, from either end', async () => {
   const keys: TokenBalanceKey[] = [alice, bob].flatMap((holder) => [
     { holder, token: mixed, tokenId: 9n },
+    { holder, token: mixed, tokenId: 7n },
     { holder, token: mixed, tokenId: null },
     { holder, token: coin, tokenId: null },
   ]);

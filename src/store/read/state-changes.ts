@@ -233,16 +233,15 @@ export interface TokenBalanceKey {
   tokenId: bigint | null;
 }
 
-/** The sum of a holder's transfers in or out that the ledger keeps under a key's balance row, over the blocks `range` selects. */
-const transferSum = (direction: 'to_address' | 'from_address', range: string) =>
-  `coalesce((SELECT sum(t.amount) FROM token_transfers t
-             WHERE t.${direction} = k.holder AND t.token_address = k.token AND ${range}
-               AND ${balanceTokenId} IS NOT DISTINCT FROM k.token_id), 0)`;
-
 /** The first or last block of a holder's transfers of a token, in either direction. */
 const transferBlock = (pick: 'least' | 'greatest', aggregate: 'min' | 'max') =>
-  `${pick}((SELECT ${aggregate}(t.block_number) FROM token_transfers t WHERE t.to_address = k.holder AND t.token_address = k.token),
-           (SELECT ${aggregate}(t.block_number) FROM token_transfers t WHERE t.from_address = k.holder AND t.token_address = k.token))`;
+  `${pick}((SELECT ${aggregate}(t.block_number) FROM token_transfers t WHERE t.to_address = p.holder AND t.token_address = p.token),
+           (SELECT ${aggregate}(t.block_number) FROM token_transfers t WHERE t.from_address = p.holder AND t.token_address = p.token))`;
+
+/** A holder's transfers of a token in or out, signed, over r's blocks, with the id of the ledger row each counts under. */
+const signedTransfers = (direction: 'to_address' | 'from_address', sign: '' | '-') =>
+  `SELECT ${balanceTokenId} AS token_id, ${sign}t.amount AS amount FROM token_transfers t
+   WHERE t.${direction} = r.holder AND t.token_address = r.token AND t.block_number > r.after_block AND t.block_number <= r.up_to_block`;
 
 /**
  * The token ledger's balances at the end of a block, in the order of `keys`. The ledger is the sum of
@@ -251,20 +250,38 @@ const transferBlock = (pick: 'least' | 'greatest', aggregate: 'min' | 'max') =>
  * the transfers of later blocks brought, plus what they took. Both count the transfers the ledger keeps
  * under the key's row (by the transfer's own type, as the ledger does), so both are exact; the nearer
  * end reads at most about half of a busy holder's transfers of the token (token_transfers_to_token and
- * token_transfers_from_token, migration 065).
+ * token_transfers_from_token, migration 065). The keys of one holder and token (an ERC-1155 batch's
+ * ids) share one read of those transfers, summed by id.
  */
 export async function readLedgerTokenBalancesAt(db: Db, keys: readonly TokenBalanceKey[], blockNumber: number): Promise<bigint[]> {
   if (keys.length === 0) return [];
   const { rows } = await db.query<{ ordinality: string; value: string }>(
-    `SELECT k.ordinality,
-            CASE WHEN $4 - r.first_block < r.last_block - $4
-              THEN ${transferSum('to_address', 't.block_number <= $4')} - ${transferSum('from_address', 't.block_number <= $4')}
+    `WITH k AS (SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::numeric[]) WITH ORDINALITY k(holder, token, token_id, ordinality)),
+     r AS (
+       SELECT p.holder, p.token, e.from_first,
+              CASE WHEN e.from_first THEN -1 ELSE $4::bigint END AS after_block,
+              CASE WHEN e.from_first THEN $4::bigint ELSE ${Number.MAX_SAFE_INTEGER} END AS up_to_block
+       FROM (SELECT DISTINCT holder, token FROM k) p
+       CROSS JOIN LATERAL (SELECT ${transferBlock('least', 'min')} AS first_block, ${transferBlock('greatest', 'max')} AS last_block) b
+       CROSS JOIN LATERAL (SELECT coalesce($4 - b.first_block < b.last_block - $4, false) AS from_first) e
+     ),
+     s AS MATERIALIZED (
+       SELECT r.holder, r.token, d.token_id, d.amount
+       FROM r CROSS JOIN LATERAL (
+         SELECT m.token_id, sum(m.amount) AS amount
+         FROM (${signedTransfers('to_address', '')} UNION ALL ${signedTransfers('from_address', '-')}) m
+         GROUP BY m.token_id
+       ) d
+     )
+     SELECT k.ordinality,
+            CASE WHEN r.from_first THEN coalesce(s.amount, 0)
               ELSE coalesce((SELECT b.value FROM address_token_balances b
                              WHERE b.address = k.holder AND b.token_address = k.token AND b.token_id IS NOT DISTINCT FROM k.token_id), 0)
-                   - ${transferSum('to_address', 't.block_number > $4')} + ${transferSum('from_address', 't.block_number > $4')}
+                   - coalesce(s.amount, 0)
             END AS value
-     FROM unnest($1::bytea[], $2::bytea[], $3::numeric[]) WITH ORDINALITY k(holder, token, token_id, ordinality)
-     CROSS JOIN LATERAL (SELECT ${transferBlock('least', 'min')} AS first_block, ${transferBlock('greatest', 'max')} AS last_block) r
+     FROM k
+     JOIN r ON r.holder = k.holder AND r.token = k.token
+     LEFT JOIN s ON s.holder = k.holder AND s.token = k.token AND s.token_id IS NOT DISTINCT FROM k.token_id
      ORDER BY k.ordinality`,
     [
       keys.map((k) => byteaFromHex(k.holder)),
