@@ -1,6 +1,7 @@
 import type { Address, TransactionRecord } from '../../model.js';
 import { balanceTokenId } from '../bulk-ledger.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
+import { planStableStatement } from './plan-stable.js';
 import { type TokenItem, type TokenRow, tokenColumns, toTokenItem } from './tokens.js';
 import { type AddressItem, type Db, addressItem } from './sql.js';
 
@@ -106,37 +107,41 @@ interface BlockTokenTransferRow extends TokenRow {
 
 const consensusHash = `(SELECT hash FROM blocks WHERE number = $1 AND consensus)`;
 
+// A block's rows by its number and a transaction index: lookups of primary keys and one block's
+// ranges, planned alike for any block, so prepared once per connection (planStableStatement).
+const blockStatement = planStableStatement(
+  `SELECT number, miner, base_fee_per_gas, traced_at IS NOT NULL AS traced FROM blocks WHERE number = $1 AND consensus`,
+);
+const transactionsStatement = planStableStatement(
+  `SELECT index, from_address, coalesce(to_address, created_contract) AS to_address, value, gas_used, gas_price,
+          blob_gas_used, blob_gas_price, status, error
+   FROM transactions WHERE block_number = $1 AND index <= $2 ORDER BY index`,
+);
+const internalTransfersStatement = planStableStatement(
+  `SELECT transaction_index, trace_address, type, call_type, from_address,
+          coalesce(to_address, created_contract) AS to_address, value, error
+   FROM internal_transactions
+   WHERE block_hash = ${consensusHash} AND transaction_index <= $2 AND index > 0 AND value > 0
+   ORDER BY transaction_index, index`,
+);
+const tokenTransfersStatement = planStableStatement(
+  `SELECT tt.transaction_index, tt.log_index, tt.from_address, tt.to_address, tt.amount, tt.token_id,
+          ti.token_id IS NOT NULL AS has_instance, ti.metadata, ${tokenColumns('k')}
+   FROM token_transfers tt
+   JOIN tokens k ON k.address = tt.token_address
+   LEFT JOIN token_instances ti ON ti.token_address = tt.token_address AND ti.token_id = tt.token_id
+   WHERE tt.block_hash = ${consensusHash} AND tt.transaction_index <= $2
+   ORDER BY tt.log_index, tt.batch_index`,
+);
+
 /** The consensus block of a height, as far as one of its transactions, with what that transaction's state changes need. */
 export async function readStateChangeBlock(db: Db, blockNumber: number, transactionIndex: number): Promise<StateChangeBlock | null> {
+  const values = [blockNumber, transactionIndex];
   const [blocks, transactions, internals, transfers] = await Promise.all([
-    db.query<BlockRow>(
-      `SELECT number, miner, base_fee_per_gas, traced_at IS NOT NULL AS traced FROM blocks WHERE number = $1 AND consensus`,
-      [blockNumber],
-    ),
-    db.query<BlockTransactionRow>(
-      `SELECT index, from_address, coalesce(to_address, created_contract) AS to_address, value, gas_used, gas_price,
-              blob_gas_used, blob_gas_price, status, error
-       FROM transactions WHERE block_number = $1 AND index <= $2 ORDER BY index`,
-      [blockNumber, transactionIndex],
-    ),
-    db.query<InternalTransferRow>(
-      `SELECT transaction_index, trace_address, type, call_type, from_address,
-              coalesce(to_address, created_contract) AS to_address, value, error
-       FROM internal_transactions
-       WHERE block_hash = ${consensusHash} AND transaction_index <= $2 AND index > 0 AND value > 0
-       ORDER BY transaction_index, index`,
-      [blockNumber, transactionIndex],
-    ),
-    db.query<BlockTokenTransferRow>(
-      `SELECT tt.transaction_index, tt.log_index, tt.from_address, tt.to_address, tt.amount, tt.token_id,
-              ti.token_id IS NOT NULL AS has_instance, ti.metadata, ${tokenColumns('k')}
-       FROM token_transfers tt
-       JOIN tokens k ON k.address = tt.token_address
-       LEFT JOIN token_instances ti ON ti.token_address = tt.token_address AND ti.token_id = tt.token_id
-       WHERE tt.block_hash = ${consensusHash} AND tt.transaction_index <= $2
-       ORDER BY tt.log_index, tt.batch_index`,
-      [blockNumber, transactionIndex],
-    ),
+    db.query<BlockRow>(blockStatement, [blockNumber]),
+    db.query<BlockTransactionRow>(transactionsStatement, values),
+    db.query<InternalTransferRow>(internalTransfersStatement, values),
+    db.query<BlockTokenTransferRow>(tokenTransfersStatement, values),
   ]);
   const block = blocks.rows[0];
   if (block === undefined) return null;
@@ -180,11 +185,11 @@ export async function readStateChangeBlock(db: Db, blockNumber: number, transact
   };
 }
 
+const addressItemsStatement = planStableStatement('SELECT hash, is_contract FROM addresses WHERE hash = ANY($1)');
+
 /** The addresses as the API embeds them, with what `addresses` knows of each. */
 export async function readAddressItems(db: Db, addresses: readonly Address[]): Promise<Map<Address, AddressItem>> {
-  const { rows } = await db.query<{ hash: Buffer; is_contract: boolean }>('SELECT hash, is_contract FROM addresses WHERE hash = ANY($1)', [
-    addresses.map(byteaFromHex),
-  ]);
+  const { rows } = await db.query<{ hash: Buffer; is_contract: boolean }>(addressItemsStatement, [addresses.map(byteaFromHex)]);
   const known = new Map(rows.map((r) => [hexFromBytea(r.hash), r.is_contract]));
   return new Map(addresses.map((address) => [address, addressItem(byteaFromHex(address), known.get(address) ?? null)]));
 }
