@@ -17,6 +17,17 @@ export interface ActionAnswer {
 
 export const ok = (result: unknown): ActionAnswer => ({ httpStatus: 200, body: { status: '1', message: 'OK', result } });
 
+/** A body already serialized, sent as it is. */
+export class SerializedBody {
+  constructor(readonly json: string) {}
+}
+
+/** A success whose result is JSON text already (a long list the database wrote). */
+export const okSerialized = (resultJson: string): ActionAnswer => ({
+  httpStatus: 200,
+  body: new SerializedBody(`{"status":"1","message":"OK","result":${resultJson}}`),
+});
+
 /** A refusal or an empty answer, which Etherscan's API also gives with HTTP 200. */
 export const failure = (message: string, result: unknown = null): ActionAnswer => ({
   httpStatus: 200,

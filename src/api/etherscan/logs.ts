@@ -1,7 +1,7 @@
 import { readIndexedHead } from '../../store/read/chain.js';
 import { type LogFilter, findLogs } from '../../store/read/etherscan.js';
 import type { Action, ModuleActions } from './action.js';
-import { failure, ok } from './envelope.js';
+import { failure, okSerialized } from './envelope.js';
 import { type ActionParams, parseAddress, parseCount, parseHash } from './params.js';
 
 /** The logs module: getLogs over a block range, by emitter and topics, oldest first, at most 1,000 (as Blockscout). */
@@ -49,21 +49,7 @@ const getlogs: Action = async (params, { db }) => {
   }
   const logs = await findLogs(db, { fromBlock, toBlock, address, topics }, maxLogs);
   if (logs.length === 0) return failure('No logs found', []);
-  const hex = (value: number | string | null) => (value === null ? '' : `0x${BigInt(value).toString(16)}`);
-  return ok(
-    logs.map((log) => ({
-      address: log.address,
-      topics: log.topics,
-      data: log.data,
-      blockNumber: hex(log.blockNumber),
-      timeStamp: hex(log.timestamp),
-      gasPrice: hex(log.gasPrice),
-      gasUsed: hex(log.gasUsed),
-      logIndex: hex(log.logIndex),
-      transactionHash: log.transactionHash,
-      transactionIndex: hex(log.transactionIndex),
-    })),
-  );
+  return okSerialized(`[${logs.join(',')}]`);
 };
 
 export const logsActions: ModuleActions = { getlogs };

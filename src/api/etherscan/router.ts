@@ -6,7 +6,7 @@ import { accountActions } from './account.js';
 import { contractActions } from './contract.js';
 import type { ModuleActions } from './action.js';
 import { blockActions } from './block.js';
-import { type ActionAnswer, errorBody } from './envelope.js';
+import { type ActionAnswer, SerializedBody, errorBody } from './envelope.js';
 import { logsActions } from './logs.js';
 import { actionParams } from './params.js';
 import { statsActions } from './stats.js';
@@ -112,8 +112,9 @@ export const etherscanRoute: ApiRoute = (app, context) => {
         }
         // Serialized here, not by the response schema, which documents the answers (of any status) but
         // cannot write a result of every action's shape.
+        const json = answer.body instanceof SerializedBody ? answer.body.json : JSON.stringify(answer.body);
         const untyped = reply as unknown as FastifyReply;
-        return untyped.code(answer.httpStatus).type('application/json; charset=utf-8').send(JSON.stringify(answer.body));
+        return untyped.code(answer.httpStatus).type('application/json; charset=utf-8').send(json);
       },
     });
   }

@@ -387,44 +387,33 @@ export interface LogFilter {
   topics: { position: 0 | 1 | 2 | 3; value: Hex; joinedBy: 'and' | 'or' }[];
 }
 
-export interface EtherscanLogItem {
-  address: Address;
-  topics: (Hex | null)[];
-  data: Hex;
-  blockNumber: number;
-  timestamp: number;
-  gasPrice: string | null;
-  gasUsed: string;
-  logIndex: number;
-  transactionHash: Hex;
-  transactionIndex: number;
-}
-
-/** The hashes and bytes already 0x-hex (see findLogs). */
+/** Logs whose gas price or gas used PostgreSQL cannot write in hex (to_hex takes a bigint): their decimals, else null. */
 interface LogRow {
-  address: Address;
-  first_topic: Hex | null;
-  second_topic: Hex | null;
-  third_topic: Hex | null;
-  fourth_topic: Hex | null;
-  data: Hex;
-  block_number: string;
-  timestamp: string;
-  gas_price: string | null;
-  gas_used: string;
-  log_index: number;
-  transaction_hash: Hex;
-  transaction_index: number;
+  log: string;
+  large_gas_price: string | null;
+  large_gas_used: string | null;
 }
 
 const topicColumns = ['first_topic', 'second_topic', 'third_topic', 'fourth_topic'] as const;
+
+const maxBigint = '9223372036854775807';
+const hexCount = (decimal: string) => `0x${BigInt(decimal).toString(16)}`;
+/** A bytes column as JSON text: its 0x-hex string, or null. */
+const jsonHex = (column: string) => `coalesce('"0x' || encode(${column}, 'hex') || '"', 'null')`;
+/** An integer or bigint as a JSON string of its 0x-hex. */
+const jsonCount = (value: string) => `'"0x' || to_hex(${value}) || '"'`;
+/** A numeric likewise, "" where it is null or beyond a bigint (then written here). */
+const jsonNumeric = (value: string) => `CASE WHEN ${value} <= ${maxBigint} THEN ${jsonCount(`${value}::bigint`)} ELSE '""' END`;
 
 /**
  * The logs that match, oldest first, at most `limit` (a block's logs are removed with it when it
  * loses consensus): with an address, read from its index within the range; without, block by block
  * through the range's consensus blocks, each block's logs by the primary key, stopping at the limit.
+ * Each is the JSON text of the Etherscan-style API's log, written by PostgreSQL: for 1,000 logs,
+ * 1,000 strings where node-postgres would make 13,000 values to be turned into objects and
+ * serialized again.
  */
-export async function findLogs(db: Db, filter: LogFilter, limit: number): Promise<EtherscanLogItem[]> {
+export async function findLogs(db: Db, filter: LogFilter, limit: number): Promise<string[]> {
   const params = new SqlParams();
   const from = params.add(filter.fromBlock);
   const to = params.add(filter.toBlock);
@@ -443,30 +432,27 @@ export async function findLogs(db: Db, filter: LogFilter, limit: number): Promis
          WHERE x.address = ${params.add(byteaFromHex(filter.address))} AND x.block_number BETWEEN ${from}::bigint AND ${to}::bigint
            ${topicCondition}
          ORDER BY x.block_number, x.log_index LIMIT ${params.add(limit)}`;
-  // The bytes hex-encoded by PostgreSQL: node-postgres would make each a Buffer, to be encoded again
-  // here, 7,000 of them for 1,000 logs (half the time of building the items, and their garbage).
-  const hex = (column: string) => `'0x' || encode(l.${column}, 'hex') AS ${column}`;
   const { rows } = await db.query<LogRow>(
-    `SELECT ${['address', ...topicColumns, 'data'].map(hex).join(', ')}, l.block_number,
-            extract(epoch FROM t.block_timestamp)::bigint AS timestamp, t.gas_price, t.gas_used, l.log_index, ${hex('transaction_hash')},
-            l.transaction_index
+    `SELECT concat('{"address":', ${jsonHex('l.address')}, ',"topics":[', ${topicColumns.map((c) => jsonHex(`l.${c}`)).join(", ',', ")},
+                   '],"data":', ${jsonHex('l.data')}, ',"blockNumber":', ${jsonCount('l.block_number')},
+                   ',"timeStamp":', ${jsonCount('extract(epoch FROM t.block_timestamp)::bigint')},
+                   ',"gasPrice":', ${jsonNumeric('t.gas_price')},
+                   ',"gasUsed":', ${jsonNumeric('t.gas_used')}, ',"logIndex":', ${jsonCount('l.log_index')},
+                   ',"transactionHash":', ${jsonHex('l.transaction_hash')}, ',"transactionIndex":', ${jsonCount('l.transaction_index')}, '}') AS log,
+            CASE WHEN t.gas_price > ${maxBigint} THEN t.gas_price END AS large_gas_price,
+            CASE WHEN t.gas_used > ${maxBigint} THEN t.gas_used END AS large_gas_used
      FROM (${selected}) l
      ${lookup('t', 'SELECT * FROM transactions x WHERE x.block_number = l.block_number AND x.index = l.transaction_index')}
      ORDER BY l.block_number, l.log_index`,
     params.values,
   );
-  return rows.map((r) => ({
-    address: r.address,
-    topics: [r.first_topic, r.second_topic, r.third_topic, r.fourth_topic],
-    data: r.data,
-    blockNumber: Number(r.block_number),
-    timestamp: Number(r.timestamp),
-    gasPrice: r.gas_price,
-    gasUsed: r.gas_used,
-    logIndex: r.log_index,
-    transactionHash: r.transaction_hash,
-    transactionIndex: r.transaction_index,
-  }));
+  return rows.map(({ log, large_gas_price, large_gas_used }) => {
+    if (large_gas_price === null && large_gas_used === null) return log;
+    const item = JSON.parse(log) as { gasPrice: string; gasUsed: string };
+    if (large_gas_price !== null) item.gasPrice = hexCount(large_gas_price);
+    if (large_gas_used !== null) item.gasUsed = hexCount(large_gas_used);
+    return JSON.stringify(item);
+  });
 }
 
 /** An address's balance of a fungible token (no id): zero when it holds none. */
