@@ -194,18 +194,10 @@ export async function readAddressItems(db: Db, addresses: readonly Address[]): P
   return new Map(addresses.map((address) => [address, addressItem(byteaFromHex(address), known.get(address) ?? null)]));
 }
 
-/**
- * The native balance of each address at the end of a block, where the index alone tells it: the
- * address's latest balance read at or below the block, when nothing Sextant indexes moved its coin
- * between that read and the block. Anything that could have is a reason to leave it unknown (absent
- * from the map): a transaction it sent, received or created; an internal transaction carrying value
- * from or to it; a block or an uncle it mined; a withdrawal to it; or a block in between whose
- * internal transactions are not indexed yet.
- */
-export async function readIndexedCoinBalancesAt(db: Db, addresses: readonly Address[], blockNumber: number): Promise<Map<Address, bigint>> {
-  if (addresses.length === 0) return new Map();
-  const { rows } = await db.query<{ address: Buffer; value: string }>(
-    `SELECT a.address, r.value
+// Each address's lookups run by the address as a parameter of the loop, whatever the addresses: one plan
+// fits them all (planStableStatement).
+const coinBalancesStatement = planStableStatement(
+  `SELECT a.address, r.value
      FROM unnest($1::bytea[]) a(address)
      CROSS JOIN LATERAL (
        SELECT c.block_number, c.value FROM address_coin_balances c
@@ -226,8 +218,19 @@ export async function readIndexedCoinBalancesAt(db: Db, addresses: readonly Addr
                          AND u.miner = a.address)
        AND NOT EXISTS (SELECT 1 FROM withdrawals w WHERE w.address = a.address AND w.block_number > r.block_number AND w.block_number <= $2)
        AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.consensus AND b.traced_at IS NULL AND b.number > r.block_number AND b.number <= $2)`,
-    [addresses.map(byteaFromHex), blockNumber],
-  );
+);
+
+/**
+ * The native balance of each address at the end of a block, where the index alone tells it: the
+ * address's latest balance read at or below the block, when nothing Sextant indexes moved its coin
+ * between that read and the block. Anything that could have is a reason to leave it unknown (absent
+ * from the map): a transaction it sent, received or created; an internal transaction carrying value
+ * from or to it; a block or an uncle it mined; a withdrawal to it; or a block in between whose
+ * internal transactions are not indexed yet.
+ */
+export async function readIndexedCoinBalancesAt(db: Db, addresses: readonly Address[], blockNumber: number): Promise<Map<Address, bigint>> {
+  if (addresses.length === 0) return new Map();
+  const { rows } = await db.query<{ address: Buffer; value: string }>(coinBalancesStatement, [addresses.map(byteaFromHex), blockNumber]);
   return new Map(rows.map((r) => [hexFromBytea(r.address), BigInt(r.value)]));
 }
 
@@ -248,20 +251,9 @@ const signedTransfers = (direction: 'to_address' | 'from_address', sign: '' | '-
   `SELECT ${balanceTokenId} AS token_id, ${sign}t.amount AS amount FROM token_transfers t
    WHERE t.${direction} = r.holder AND t.token_address = r.token AND t.block_number > r.after_block AND t.block_number <= r.up_to_block`;
 
-/**
- * The token ledger's balances at the end of a block, in the order of `keys`. The ledger is the sum of
- * the transfers, so each is summed from whichever end of the holder's transfers of the token is nearer
- * by block: from the first, the transfers up to the block; from the last, the current balance less what
- * the transfers of later blocks brought, plus what they took. Both count the transfers the ledger keeps
- * under the key's row (by the transfer's own type, as the ledger does), so both are exact; the nearer
- * end reads at most about half of a busy holder's transfers of the token (token_transfers_to_token and
- * token_transfers_from_token, migration 065). The keys of one holder and token (an ERC-1155 batch's
- * ids) share one read of those transfers, summed by id.
- */
-export async function readLedgerTokenBalancesAt(db: Db, keys: readonly TokenBalanceKey[], blockNumber: number): Promise<bigint[]> {
-  if (keys.length === 0) return [];
-  const { rows } = await db.query<{ ordinality: string; value: string }>(
-    `WITH k AS (SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::numeric[]) WITH ORDINALITY k(holder, token, token_id, ordinality)),
+// As the coin balances' statement: one plan fits any keys.
+const ledgerBalancesStatement = planStableStatement(
+  `WITH k AS (SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::numeric[]) WITH ORDINALITY k(holder, token, token_id, ordinality)),
      r AS (
        SELECT p.holder, p.token, e.from_first,
               CASE WHEN e.from_first THEN -1 ELSE $4::bigint END AS after_block,
@@ -288,12 +280,25 @@ export async function readLedgerTokenBalancesAt(db: Db, keys: readonly TokenBala
      JOIN r ON r.holder = k.holder AND r.token = k.token
      LEFT JOIN s ON s.holder = k.holder AND s.token = k.token AND s.token_id IS NOT DISTINCT FROM k.token_id
      ORDER BY k.ordinality`,
-    [
-      keys.map((k) => byteaFromHex(k.holder)),
-      keys.map((k) => byteaFromHex(k.token)),
-      keys.map((k) => k.tokenId?.toString() ?? null),
-      blockNumber,
-    ],
-  );
+);
+
+/**
+ * The token ledger's balances at the end of a block, in the order of `keys`. The ledger is the sum of
+ * the transfers, so each is summed from whichever end of the holder's transfers of the token is nearer
+ * by block: from the first, the transfers up to the block; from the last, the current balance less what
+ * the transfers of later blocks brought, plus what they took. Both count the transfers the ledger keeps
+ * under the key's row (by the transfer's own type, as the ledger does), so both are exact; the nearer
+ * end reads at most about half of a busy holder's transfers of the token (token_transfers_to_token and
+ * token_transfers_from_token, migration 065). The keys of one holder and token (an ERC-1155 batch's
+ * ids) share one read of those transfers, summed by id.
+ */
+export async function readLedgerTokenBalancesAt(db: Db, keys: readonly TokenBalanceKey[], blockNumber: number): Promise<bigint[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await db.query<{ ordinality: string; value: string }>(ledgerBalancesStatement, [
+    keys.map((k) => byteaFromHex(k.holder)),
+    keys.map((k) => byteaFromHex(k.token)),
+    keys.map((k) => k.tokenId?.toString() ?? null),
+    blockNumber,
+  ]);
   return rows.map((r) => BigInt(r.value));
 }
