@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Address, Hex } from '../model.js';
 import { byteaFromHex, hexFromBytea } from './encode.js';
 import { inLockOrder } from './lock-order.js';
-import { inTransaction } from './transaction.js';
+import { inRedoableTransaction } from './transaction.js';
 
 /**
  * An address a background stage is to read something of, with the number it was marked under: each
@@ -39,7 +39,7 @@ export async function writeAtConsensusBlock<E extends { address: Address }>(
 ): Promise<boolean> {
   const sorted = [...entries].sort((a, b) => inLockOrder(a.address, b.address));
   if (sorted.length === 0) return true;
-  return inTransaction(pool, async (client) => {
+  return inRedoableTransaction(pool, async (client) => {
     if (!(await lockConsensusBlock(client, blockHash))) return false;
     await write(client, sorted);
     return true;

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Address, TokenMetadata } from '../model.js';
 import { byteaFromHex, hexFromBytea } from './encode.js';
 import { inLockOrder } from './lock-order.js';
-import { inTransaction } from './transaction.js';
+import { inRedoableTransaction } from './transaction.js';
 
 /** Tokens whose contract has not been read yet, oldest address order (any stable order will do). */
 export async function findTokensWithoutMetadata(pool: Pool, limit: number): Promise<Address[]> {
@@ -27,7 +27,7 @@ export async function saveTokenMetadata(pool: Pool, read: ReadonlyMap<Address, T
   const entries = [...read.entries()].sort(([a], [b]) => inLockOrder(a, b));
   if (entries.length === 0) return;
   const addresses = entries.map(([address]) => byteaFromHex(address));
-  await inTransaction(pool, async (client) => {
+  await inRedoableTransaction(pool, async (client) => {
     // `before` is the token row as the statement's snapshot saw it, before this update.
     const { rows } = await client.query<{ address: Buffer; named: boolean }>(
       `UPDATE tokens SET name = m.name, symbol = m.symbol, decimals = m.decimals, total_supply = m.total_supply,

@@ -5,7 +5,7 @@ import { internalTransactionParties, markCoinBalances } from './coin-balances.js
 import { copyRows, csvText, type RowSet } from './copy.js';
 import { applyDailyDelta, dailyDeltaOfTraces } from './daily-figures.js';
 import { byteaCell, byteaFromHex, hexFromBytea, nullableByteaCsv, nullableByteaFromHex, numericCsv } from './encode.js';
-import { inTransaction } from './transaction.js';
+import { inRedoableTransaction } from './transaction.js';
 import { notifyChange } from './notifications.js';
 
 const internalTransactionColumns = [
@@ -152,7 +152,7 @@ export async function writeTraceRows(client: PoolClient, blocks: readonly BlockT
  */
 export async function writeBlockTraces(pool: Pool, blocks: readonly BlockTraces[]): Promise<number> {
   if (blocks.length === 0) return 0;
-  return inTransaction(pool, async (client) => {
+  return inRedoableTransaction(pool, async (client) => {
     const { rows } = await client.query<{ hash: Buffer }>(
       'SELECT hash FROM blocks WHERE hash = ANY($1::bytea[]) AND consensus AND traced_at IS NULL ORDER BY hash FOR UPDATE',
       [blocks.map((b) => byteaFromHex(b.blockHash))],
