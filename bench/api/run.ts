@@ -233,6 +233,7 @@ export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchRes
     report(`API benchmark (${options.scale}) on ${describeMachine()}, load average ${loadAverage()}`);
     report('requests/s and latency per page; c = concurrent connections; ratios of requests/s');
     const pages: MeasuredPage[] = [];
+    let peakSoFar = 0;
     for (const page of chosen) {
       const queries = statements.get(page.path)!;
       const measured: ConcurrencyFigures[] = [];
@@ -247,6 +248,10 @@ export async function runApiBench(options: ApiBenchOptions): Promise<ApiBenchRes
       const result: MeasuredPage = { ...page, figures: measured, plans: await explain(pool, queries) };
       reportPage(report, result);
       pages.push(result);
+      // Which pages raise the process's high-water mark: the run's peak RSS is the last of these.
+      const peak = (await readMemory(serve.pid))?.peak ?? 0;
+      if (peak > peakSoFar) report(`  sextant serve's peak RSS rose to ${megabytes(peak)} on this page`);
+      peakSoFar = Math.max(peakSoFar, peak);
     }
 
     report('Query plans (EXPLAIN ANALYZE, BUFFERS):');
