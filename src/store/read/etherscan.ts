@@ -1,4 +1,4 @@
-import type { Address, Hex, TokenType } from '../../model.js';
+import { type Address, type Hex, type TokenType, hexQuantity } from '../../model.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
 import { indexedHead } from '../index-progress.js';
 import { type Db, SqlParams } from './sql.js';
@@ -397,7 +397,6 @@ interface LogRow {
 const topicColumns = ['first_topic', 'second_topic', 'third_topic', 'fourth_topic'] as const;
 
 const maxBigint = '9223372036854775807';
-const hexCount = (decimal: string) => `0x${BigInt(decimal).toString(16)}`;
 /** A bytes column as JSON text: its 0x-hex string, or null. */
 const jsonHex = (column: string) => `coalesce('"0x' || encode(${column}, 'hex') || '"', 'null')`;
 /** An integer or bigint as a JSON string of its 0x-hex. */
@@ -449,8 +448,8 @@ export async function findLogs(db: Db, filter: LogFilter, limit: number): Promis
   return rows.map(({ log, large_gas_price, large_gas_used }) => {
     if (large_gas_price === null && large_gas_used === null) return log;
     const item = JSON.parse(log) as { gasPrice: string; gasUsed: string };
-    if (large_gas_price !== null) item.gasPrice = hexCount(large_gas_price);
-    if (large_gas_used !== null) item.gasUsed = hexCount(large_gas_used);
+    if (large_gas_price !== null) item.gasPrice = hexQuantity(BigInt(large_gas_price));
+    if (large_gas_used !== null) item.gasUsed = hexQuantity(BigInt(large_gas_used));
     return JSON.stringify(item);
   });
 }

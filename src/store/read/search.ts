@@ -33,6 +33,10 @@ export interface TokenSearchKeyset {
 export const tokenSearchWords = (alias: string): string =>
   `to_tsvector('simple', coalesce(${alias}.symbol, '') || ' ' || coalesce(${alias}.name, ''))`;
 
+/** The condition that a token `k` holds every word of `words`, a tsquery of prefixes, as searchTokens reads it. */
+export const tokenMatchesWords = (params: SqlParams, words: string): string =>
+  `${tokenSearchWords('k')} @@ to_tsquery('simple', ${params.add(words)})`;
+
 interface SearchTransactionRow {
   hash: Buffer;
   timestamp: string | null;
@@ -126,7 +130,7 @@ const rankedTokens = 500;
  */
 export async function searchTokens(db: Db, words: string, after: TokenSearchKeyset | null, limit: number): Promise<TokenItem[]> {
   const params = new SqlParams();
-  const match = `${tokenSearchWords('k')} @@ to_tsquery('simple', ${params.add(words)})`;
+  const match = tokenMatchesWords(params, words);
   const below = after === null ? 'true' : afterToken(params, after);
   // `few` holds every match when they are fewer than sortedMatches. The page is cut from them before
   // the token's columns are added (their lookups for every match cost 128 ms for 10,761 matches). One
@@ -151,7 +155,7 @@ export async function searchTokens(db: Db, words: string, after: TokenSearchKeys
  */
 async function rankedPage(db: Db, words: string, after: TokenSearchKeyset | null, limit: number): Promise<TokenItem[]> {
   const params = new SqlParams();
-  const match = `${tokenSearchWords('k')} @@ to_tsquery('simple', ${params.add(words)})`;
+  const match = tokenMatchesWords(params, words);
   const limitParam = params.add(limit);
   const ranges = after === null ? ['true'] : rangesAfter(params, after);
   const ranked = ranges

@@ -1,6 +1,6 @@
 import type { Address, TokenType } from '../../model.js';
 import { byteaFromHex } from '../encode.js';
-import { tokenSearchWords } from './search.js';
+import { tokenMatchesWords } from './search.js';
 import { type Db, SqlParams } from './sql.js';
 import { type TokenItem, type TokenRow, toTokenItem, tokenColumns } from './tokens.js';
 
@@ -102,11 +102,7 @@ function byHolders(
     });
     return `SELECT * FROM (${pieces.join(' UNION ALL ')}) k ORDER BY ${order} LIMIT ${limitParam}`;
   }
-  const conditions = [
-    `${tokenSearchWords('k')} @@ to_tsquery('simple', ${params.add(filters.words)})`,
-    `k.type = ANY(${params.add(filters.types)}::text[])`,
-    ...shared,
-  ];
+  const conditions = [tokenMatchesWords(params, filters.words), `k.type = ANY(${params.add(filters.types)}::text[])`, ...shared];
   if (keyset !== null) conditions.push(keyset.bound, `(${keyset.ranges.map((range) => `(${range})`).join(' OR ')})`);
   return `SELECT * FROM tokens k WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT ${limitParam}`;
 }
@@ -155,7 +151,7 @@ function pricedInOrder(
     '(m.circulating_market_cap IS NOT NULL OR m.fiat_value IS NOT NULL)',
     `k.type = ANY(${params.add(filters.types)}::text[])`,
   ];
-  if (filters.words !== null) conditions.push(`${tokenSearchWords('k')} @@ to_tsquery('simple', ${params.add(filters.words)})`);
+  if (filters.words !== null) conditions.push(tokenMatchesWords(params, filters.words));
   const lead = leadColumn(filters.order);
   if (leadPresent !== null) conditions.push(`${lead} IS ${leadPresent ? 'NOT ' : ''}NULL`);
   if (after !== null) conditions.push(afterSortKeys(params, keys, after));
