@@ -60,6 +60,12 @@ export interface Endpoint {
   /** Whether the list pages (E6 is one trace; E9 a block's few withdrawals). */
   deepPage: boolean;
   /**
+   * The answer is all the key holds, not a page of it (E6, a whole trace): the hot key's answer is
+   * larger than the cold key's by as much as the key is busier, so the first pages' target (hot within
+   * 2 × cold) does not apply; both keys are still measured.
+   */
+  wholeAnswer?: boolean;
+  /**
    * Groups of the indexed data, one per key the endpoint can be asked about: the first page's URL
    * (`path`) and how many items it lists (`n`).
    */
@@ -70,10 +76,10 @@ export interface Endpoint {
    */
   coldPath?: (keys: BenchKeys) => string;
   /**
-   * For the lists keyed by a generated address or contract without a `coldPath`: the cold key is the
-   * one with the fewest items among those that list at least this many (a full first page, as the hot
-   * key's), so that hot and cold compare answers of one size; on a chain too short for that, the one
-   * with the most items after the hot key.
+   * For the lists keyed by a generated address, contract or search word without a `coldPath`: the
+   * cold key is the one with the fewest items among those that list at least this many (a full first
+   * page, as the hot key's), so that hot and cold compare answers of one size; on a chain too short
+   * for that, the one with the most items after the hot key.
    */
   coldFullPage?: number;
   /**
@@ -119,13 +125,16 @@ const hex = (column: string) => `'0x' || encode(${column}, 'hex')`;
 /**
  * Token searches and how many tokens each finds: the first three letters of each name (hot: the
  * generated chain names its ERC-20s "Token n" and its ERC-721s "Collection n", so "Tok" and "Col" each
- * find about half its tokens) and the longest symbols (cold: "T10499" finds one).
+ * find about half its tokens), and the prefixes of three letters or more of the longest symbols
+ * ("T10499" finds one), among which the cold key is the one that fills a page with the fewest tokens.
  */
 const tokenSearchKeys = (path: string) =>
   `SELECT '${path}?q=' || w.q AS path, (SELECT count(*) FROM tokens k WHERE ${tokenSearchWords('k')} @@ to_tsquery('simple', w.q || ':*')) AS n
    FROM (SELECT DISTINCT left(name, 3) AS q FROM tokens WHERE name ~ '^[A-Za-z0-9]{3}'
          UNION
-         (SELECT symbol FROM tokens WHERE symbol ~ '^[A-Za-z0-9]+$' ORDER BY length(symbol) DESC, symbol LIMIT 10)) w`;
+         SELECT left(l.symbol, length) FROM
+           (SELECT symbol FROM tokens WHERE symbol ~ '^[A-Za-z0-9]+$' ORDER BY length(symbol) DESC, symbol LIMIT 10) l
+           CROSS JOIN generate_series(3, length(l.symbol)) length) w`;
 
 export const endpoints: Endpoint[] = [
   {
@@ -176,6 +185,7 @@ export const endpoints: Endpoint[] = [
     id: 'E6',
     title: 'raw trace of a transaction',
     deepPage: false,
+    wholeAnswer: true,
     keys: `SELECT '/api/v2/transactions/' || ${hex('transaction_hash')} || '/raw-trace' AS path, count(*) AS n
            FROM internal_transactions GROUP BY transaction_hash`,
   },
@@ -231,6 +241,8 @@ export const endpoints: Endpoint[] = [
     deepPage: true,
     keys: `SELECT '/api/v2/tokens/' || ${hex('token_address')} || '/holders' AS path, count(*) AS n
            FROM address_token_balances WHERE value > 0 GROUP BY token_address`,
+
+    coldFullPage: pageSize,
   },
   {
     id: 'token-instances',
@@ -378,8 +390,20 @@ export const endpoints: Endpoint[] = [
     deepPage: false,
     keys: `SELECT '/api/v2/transactions/stats' AS path, 1 AS n`,
   },
-  { id: 'search', title: 'search for tokens by a prefix of their name or symbol', deepPage: true, keys: tokenSearchKeys('/api/v2/search') },
-  { id: 'search-quick', title: "the search box's quick search", deepPage: false, keys: tokenSearchKeys('/api/v2/search/quick') },
+  {
+    id: 'search',
+    title: 'search for tokens by a prefix of their name or symbol',
+    deepPage: true,
+    keys: tokenSearchKeys('/api/v2/search'),
+    coldFullPage: pageSize,
+  },
+  {
+    id: 'search-quick',
+    title: "the search box's quick search",
+    deepPage: false,
+    keys: tokenSearchKeys('/api/v2/search/quick'),
+    coldFullPage: pageSize,
+  },
   // The chain-wide lists: "hot" the whole list, "cold" the rarest filter (a token type, a search word).
   {
     id: 'tokens',

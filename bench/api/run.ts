@@ -191,7 +191,9 @@ function checkTargets(pages: MeasuredPage[], serverPeakRssBytes: number): Target
       met: ratio <= 1.2,
     });
   }
-  for (const hot of pages.filter((p) => p.key === 'hot' && p.page === 'first')) {
+  for (const hot of pages.filter(
+    (p) => p.key === 'hot' && p.page === 'first' && !endpoints.find((e) => e.id === p.endpoint)?.wholeAnswer,
+  )) {
     const cold = first(hot.endpoint, 'cold');
     const [hotFigures, coldFigures] = [atConnections(hot, 1), cold === undefined ? undefined : atConnections(cold, 1)];
     if (hotFigures === undefined || coldFigures === undefined) continue;
