@@ -4,6 +4,7 @@ import { decodeBlock } from '../../src/chain/decode-block.js';
 import { fetchBlocks } from '../../src/chain/fetch-blocks.js';
 import { fetchBatchTraces } from '../../src/chain/fetch-traces.js';
 import { recordChainFact } from '../../src/store/chain-facts.js';
+import { findListScanWindow, writeListCheckpoints } from '../../src/store/list-checkpoints.js';
 import { migrate } from '../../src/store/migrate.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { writeBlockTraces } from '../../src/store/write-traces.js';
@@ -28,7 +29,7 @@ const BLOCKS_PER_WRITE = 100;
  * code: fetchBlocks + decodeBlock + writeBlockBundles for blocks, receipts, logs and token transfers,
  * fetchBatchTraces + writeBlockTraces for internal transactions, and the metadata stages' readers and
  * stages for token and NFT metadata, all answered in process by the generator; then coin balances
- * (writeBenchCoinBalances).
+ * (writeBenchCoinBalances) and the account lists' checkpoints.
  */
 export async function loadBenchChain(options: LoadOptions): Promise<void> {
   const chain = createChainGenerator(chainShape(options.scale, options.blocks));
@@ -61,7 +62,18 @@ export async function loadBenchChain(options: LoadOptions): Promise<void> {
     options.report(`loaded token and NFT metadata; ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
     const balances = await writeBenchCoinBalances(pool);
     options.report(`wrote ${balances} coin balances; ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
+    await writeBenchListCheckpoints(pool);
+    options.report(`wrote the account lists' checkpoints; ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
   } finally {
     await pool.end();
+  }
+}
+
+/** The account lists' checkpoints over every loaded block, as the indexer's checkpoint stage writes them. */
+export async function writeBenchListCheckpoints(pool: pg.Pool): Promise<void> {
+  for (;;) {
+    const window = await findListScanWindow(pool, 1_000);
+    if (window === null) return;
+    await writeListCheckpoints(pool, window);
   }
 }

@@ -6,6 +6,7 @@ import { ConfigError } from '../errors.js';
 import type { BackgroundLoop } from '../indexer/stages/background-loop.js';
 import { startIndexer, type Indexer } from '../indexer/blocks/indexer.js';
 import { startCoinBalanceStage } from '../indexer/stages/coin-balance-stage.js';
+import { startListCheckpointStage } from '../indexer/stages/list-checkpoint-stage.js';
 import { startContractCodeStage } from '../indexer/stages/contract-code-stage.js';
 import { startProxyStage } from '../indexer/stages/proxy-stage.js';
 import { startEnsStage } from '../indexer/stages/ens-stage.js';
@@ -111,8 +112,10 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   const balanceStages = startReadingState(config, logger, database, node, resources);
   const proxyStage = startReadingProxies(config, logger, database, node, resources);
   const nameStages = startReadingNames(config, logger, database, node, resources);
+  const checkpointStage = startListCheckpoints(config, logger, database, resources);
   const parts = [
     indexer,
+    checkpointStage,
     ...tokenStages,
     ...balanceStages,
     proxyStage,
@@ -316,6 +319,23 @@ function startReadingNames(
   });
   resources.add(() => ensStage.stop());
   return [ensStage];
+}
+
+/** Indexed blocks scanned at once for the account lists' checkpoints. */
+const LIST_SCAN_BLOCKS = 100;
+
+/** The checkpoints of the busy addresses' Etherscan-style account lists, kept beside the indexer. */
+function startListCheckpoints(config: Config, logger: Logger, database: Database, resources: Resources): BackgroundLoop {
+  const stage = startListCheckpointStage({
+    pool: database.pool,
+    logger: logger.child({ component: 'list-checkpoints' }),
+    scanBlocks: LIST_SCAN_BLOCKS,
+    pollIntervalMs: config.pollIntervalMs,
+    // It reads the lists' indexes, which a bulk load builds at its end.
+    heldBack: () => bulkLoadUnderWay(database.pool),
+  });
+  resources.add(() => stage.stop());
+  return stage;
 }
 
 /** Trace calls go to ETHEREUM_JSONRPC_TRACE_URL when it is set. */

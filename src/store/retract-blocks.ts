@@ -6,6 +6,7 @@ import { internalTransactionParties, retractCoinBalances, transactionParties } f
 import { applyDailyDelta, dailyDeltaOfBlocks } from './daily-figures.js';
 import { retractContractCodes } from './contract-codes.js';
 import { retractEnsNames } from './ens-names.js';
+import { retractListCheckpoints } from './list-checkpoints.js';
 import { proxyChangeTopics, retractProxies } from './proxies.js';
 import { bigintFromNumeric, hexFromBytea, hexFromNullableBytea } from './encode.js';
 import { revertTokenTransfers } from './token-ledger.js';
@@ -154,6 +155,7 @@ export async function retractBlocksFrom(pool: Pool, fromNumber: bigint): Promise
     ]);
     await retractContractCodes(client, fromNumber);
     await retractEnsNames(client, fromNumber);
+    await retractListCheckpoints(client, fromNumber);
     const addresses = await applyCounterDeltas(
       client,
       counterDeltas(

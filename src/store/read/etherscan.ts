@@ -1,58 +1,11 @@
 import { type Address, type Hex, type TokenType, hexQuantity } from '../../model.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
+import { accountListSides, withConditions } from '../account-lists.js';
 import { indexedHead } from '../index-progress.js';
+import { type CheckpointedList, type ListWindow, pageKeys } from './list-pages.js';
 import { type Db, SqlParams } from './sql.js';
 
-/**
- * The lists of the Etherscan-style API: a page (`page` of `offset` rows) of an address's rows in
- * block order, within a block range. Each side of the list (the address as sender, as recipient...)
- * is one range of its index in the list's order; the planner merges the sides in that order (a Merge
- * Append) and the page is cut from the merge, read in order and stopped at the page's end. A row
- * before the page costs an index entry (and a table row where a side tests a column its index lacks,
- * as a token filter does), and only the page's rows are read in full. The API bounds page × offset
- * (10,000, as Blockscout does), so a deep page merges at most that many rows; a side whose conditions
- * drop entries reads on through its address's range until it has them.
- */
-export interface ListWindow {
-  /** 1-based. */
-  page: number;
-  /** Rows per page. */
-  offset: number;
-  descending: boolean;
-  startBlock: number | null;
-  endBlock: number | null;
-}
-
-interface ListSide {
-  table: string;
-  /** Conditions on the table (aliased s), their values already in the statement's parameters. */
-  conditions: string[];
-}
-
-/**
- * The window's keys (`keys`, the list's order) of the sides, merged and cut to the page; a row two
- * sides hold (a transaction to itself) once. DISTINCT ON, unlike DISTINCT or UNION, cannot be
- * hashed: the planner, which cannot tell how many merged rows are distinct, would hash them, reading
- * every side's rows up to the page's end and sorting what is left. DISTINCT ON keeps the rows in the
- * merge's order and drops a row equal to the one before it.
- */
-function pageKeys(params: SqlParams, sides: readonly ListSide[], keys: readonly string[], window: ListWindow): string {
-  const direction = window.descending ? 'DESC' : 'ASC';
-  const order = keys.map((key) => `${key} ${direction}`).join(', ');
-  const range: string[] = [];
-  if (window.startBlock !== null) range.push(`s.block_number >= ${params.add(window.startBlock)}::bigint`);
-  if (window.endBlock !== null) range.push(`s.block_number <= ${params.add(window.endBlock)}::bigint`);
-  const reach = params.add(window.page * window.offset);
-  // Each side ordered in its own subquery: a UNION ALL member with a WHERE clause is planned on its
-  // own, and only its ORDER BY makes it the ordered index scan that the merge reads.
-  const scans = sides.map(
-    ({ table, conditions }) =>
-      `(SELECT ${keys.map((key) => `s.${key}`).join(', ')} FROM ${table} s WHERE ${[...conditions, ...range].join(' AND ')}
-        ORDER BY ${keys.map((key) => `s.${key} ${direction}`).join(', ')} LIMIT ${reach})`,
-  );
-  return `SELECT DISTINCT ON (${keys.join(', ')}) * FROM (${scans.join(' UNION ALL ')}) k
-          ORDER BY ${order} OFFSET ${params.add((window.page - 1) * window.offset)} LIMIT ${params.add(window.offset)}`;
-}
+export type { ListWindow } from './list-pages.js';
 
 /**
  * The rows of the page's keys, each looked up on its own (a nested loop over the page): a join the
@@ -128,16 +81,13 @@ const transactionKeys = ['block_number', 'index'] as const;
 /** The transactions an address sent, received or created (a transaction to itself once). */
 export async function listAddressTransactionsWindow(db: Db, address: Address, window: ListWindow): Promise<EtherscanTransactionItem[]> {
   const params = new SqlParams();
-  const hash = params.add(byteaFromHex(address));
-  const sides = ['from_address', 'to_address', 'created_contract'].map((column) => ({
-    table: 'transactions',
-    conditions: [`s.${column} = ${hash}`],
-  }));
+  const sides = accountListSides('transactions', params.add(byteaFromHex(address)), null);
+  const keys = await pageKeys(db, params, sides, transactionKeys, window, { list: 'transactions', address: byteaFromHex(address) });
   const { rows } = await db.query<TransactionRow>(
     `SELECT t.block_number, extract(epoch FROM t.block_timestamp)::bigint AS timestamp, t.hash, t.nonce, t.block_hash, t.index,
             t.from_address, t.to_address, t.value, t.gas_limit, t.gas_price, t.status, t.input, t.created_contract,
             t.cumulative_gas_used, t.gas_used, ${indexedHead} AS head
-     FROM (${pageKeys(params, sides, transactionKeys, window)}) k
+     FROM (${keys}) k
      ${transactionAt('t', 'k')}
      ORDER BY ${orderOf('t', transactionKeys, window)}`,
     params.values,
@@ -221,20 +171,23 @@ export async function listTokenTransfersWindow(
   window: ListWindow,
 ): Promise<EtherscanTokenTransferItem[]> {
   const params = new SqlParams();
-  const common = [`s.token_type = ${params.add(filter.type)}`];
-  if (filter.token !== null) common.push(`s.token_address = ${params.add(byteaFromHex(filter.token))}`);
-  const sides =
+  const type = params.add(filter.type);
+  const token = filter.token === null ? [] : [`s.token_address = ${params.add(byteaFromHex(filter.token))}`];
+  const sides = withConditions(
     filter.address === null
-      ? [{ table: 'token_transfers', conditions: common }]
-      : ['from_address', 'to_address'].map((column) => ({
-          table: 'token_transfers',
-          conditions: [`s.${column} = ${params.add(byteaFromHex(filter.address!))}`, ...common],
-        }));
+      ? [{ table: 'token_transfers', conditions: [`s.token_type = ${type}`] }]
+      : accountListSides(filter.type, params.add(byteaFromHex(filter.address)), type),
+    token,
+  );
+  // Checkpoints number an address's transfers of a type, of every token.
+  const checkpointed: CheckpointedList | null =
+    filter.address === null || filter.token !== null ? null : { list: filter.type, address: byteaFromHex(filter.address) };
+  const keys = await pageKeys(db, params, sides, transferKeys, window, checkpointed);
   const { rows } = await db.query<TokenTransferRow>(
     `SELECT tt.block_number, extract(epoch FROM t.block_timestamp)::bigint AS timestamp, tt.transaction_hash, t.nonce, tt.block_hash,
             tt.from_address, tt.to_address, tt.token_address, tt.log_index, k.name, k.symbol, k.decimals, tt.transaction_index,
             t.gas_limit, t.gas_price, t.gas_used, t.cumulative_gas_used, t.input, tt.amount, tt.token_id, ${indexedHead} AS head
-     FROM (${pageKeys(params, sides, transferKeys, window)}) p
+     FROM (${keys}) p
      ${rowInBlock('token_transfers', 'tt', ['log_index', 'batch_index'], 'p')}
      ${lookup('t', 'SELECT * FROM transactions x WHERE x.block_number = tt.block_number AND x.index = tt.transaction_index')}
      LEFT JOIN tokens k ON k.address = tt.token_address
@@ -345,7 +298,12 @@ export async function listAddressInternalTransactionsWindow(
     table: 'internal_transactions',
     conditions: [`s.${column} = ${hash}`, notTopCall],
   }));
-  return readInternalTransactions(db, pageKeys(params, sides, internalKeys, window), orderOf('i', internalKeys, window), params);
+  return readInternalTransactions(
+    db,
+    await pageKeys(db, params, sides, internalKeys, window, null),
+    orderOf('i', internalKeys, window),
+    params,
+  );
 }
 
 /** The internal transactions of one transaction, in trace order (at most `limit`). */

@@ -1,0 +1,27 @@
+import type { Pool } from 'pg';
+import { findListScanWindow, writeListCheckpoints } from '../../store/list-checkpoints.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
+
+export interface ListCheckpointStageOptions extends BackgroundLoopOptions {
+  pool: Pool;
+  /** Blocks scanned at once. */
+  scanBlocks: number;
+  /** Every how many rows of a list a checkpoint is kept (LIST_CHECKPOINT_INTERVAL but in tests). */
+  interval?: number;
+}
+
+/**
+ * Keeps the checkpoints of the busy addresses' Etherscan-style account lists (txlist, tokentx,
+ * tokennfttx, token1155tx), beside the block pipeline, which never waits for it: each step scans the
+ * next run of indexed blocks and numbers, for each busy address they concern, the rows they add.
+ */
+export function startListCheckpointStage(options: ListCheckpointStageOptions): BackgroundLoop {
+  const { pool, logger } = options;
+  return startBackgroundLoop(options, async (retry) => {
+    const window = await retry('finding blocks to scan for list checkpoints', () => findListScanWindow(pool, options.scanBlocks));
+    if (window === null) return false;
+    const written = await retry('writing list checkpoints', () => writeListCheckpoints(pool, window, options.interval));
+    logger.debug(written ? `list checkpoints up to block ${window.to}` : `block ${window.to} lost consensus; scanned again`);
+    return true;
+  });
+}
