@@ -19,6 +19,7 @@ export async function clearIndexedData(pool: Pool): Promise<void> {
        address_counters, coin_balance_marks, address_coin_balances, address_current_coin_balances, chain_totals,
        daily_figures, daily_senders, account_first_days, daily_verified_contracts,
        transaction_authorizations, bytecodes, contract_codes, contract_code_marks, verified_contracts,
-       verification_jobs, contract_methods, proxy_marks, proxy_implementations, ens_names, ens_marks, ens_scan`,
+       verification_jobs, contract_methods, proxy_marks, proxy_implementations, ens_names, ens_marks, ens_scan,
+       list_checkpoints, list_scan`,
   );
 }
