@@ -321,8 +321,13 @@ function startReadingNames(
   return [ensStage];
 }
 
-/** Indexed blocks scanned at once for the account lists' checkpoints. */
-const LIST_SCAN_BLOCKS = 100;
+/**
+ * Indexed blocks scanned at once, at most, for the account lists' checkpoints, and how long a shorter
+ * run waits after the last scan: the checkpoints follow the head by about ten seconds, and a page
+ * counts the rows after the last one.
+ */
+const LIST_SCAN_BLOCKS = 1_000;
+const LIST_SCAN_REST_MS = 10_000;
 
 /** The checkpoints of the busy addresses' Etherscan-style account lists, kept beside the indexer. */
 function startListCheckpoints(config: Config, logger: Logger, database: Database, resources: Resources): BackgroundLoop {
@@ -330,6 +335,7 @@ function startListCheckpoints(config: Config, logger: Logger, database: Database
     pool: database.pool,
     logger: logger.child({ component: 'list-checkpoints' }),
     scanBlocks: LIST_SCAN_BLOCKS,
+    restMs: LIST_SCAN_REST_MS,
     pollIntervalMs: config.pollIntervalMs,
     // It reads the lists' indexes, which a bulk load builds at its end.
     heldBack: () => bulkLoadUnderWay(database.pool),

@@ -22,11 +22,12 @@ export const accountListKeys = (list: AccountList): readonly string[] =>
   list === 'transactions' ? ['block_number', 'index'] : ['block_number', 'log_index', 'batch_index'];
 
 /**
- * The list's sides for the address in the placeholder `address`; a token list's type in `type`. A row
- * two sides hold (a transaction to itself) is one row of the list.
+ * The sides of an account list of the address in `address` (a placeholder or a column): its
+ * transactions (`type` null), or its transfers of the token type in `type`. A row two sides hold (a
+ * transaction to itself) is one row of the list.
  */
-export function accountListSides(list: AccountList, address: string, type: string | null): ListSide[] {
-  if (list === 'transactions') {
+export function accountListSides(address: string, type: string | null): ListSide[] {
+  if (type === null) {
     return ['from_address', 'to_address', 'created_contract'].map((column) => ({
       table: 'transactions',
       conditions: [`s.${column} = ${address}`],

@@ -1,17 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import type { Hex, TokenType } from '../model.js';
-import {
-  type AccountList,
-  accountListKeys,
-  accountListSides,
-  checkpointColumns,
-  fromKeyset,
-  mergedKeys,
-  withConditions,
-} from './account-lists.js';
+import { accountListKeys, accountListSides, checkpointColumns, fromKeyset, mergedKeys, withConditions } from './account-lists.js';
 import { lockConsensusBlock } from './address-marks.js';
 import { hexFromBytea } from './encode.js';
-import { inLockOrder } from './lock-order.js';
 import { SqlParams } from './read/sql.js';
 import { inRedoableTransaction, inTransaction } from './transaction.js';
 
@@ -72,62 +63,77 @@ export async function findListScanWindow(pool: Pool, maxBlocks: number): Promise
 /** The token types an account list is kept for (tokentx, tokennfttx, token1155tx). */
 const listedTokenTypes: readonly TokenType[] = ['ERC-20', 'ERC-721', 'ERC-1155'];
 
-/**
- * The lists the window's blocks add rows to, of the addresses busy enough to have checkpoints (their
- * counters, which count every list's rows, at least `interval`).
- */
-async function listsGrown(client: PoolClient, window: ListScanWindow, interval: number): Promise<{ list: AccountList; address: Buffer }[]> {
-  const { rows } = await client.query<{ list: AccountList; address: Buffer }>(
-    `SELECT 'transactions' AS list, p.address FROM (
-       SELECT from_address FROM transactions WHERE block_number > $1 AND block_number <= $2
-       UNION SELECT to_address FROM transactions WHERE block_number > $1 AND block_number <= $2
-       UNION SELECT created_contract FROM transactions WHERE block_number > $1 AND block_number <= $2
-     ) p(address)
-     JOIN address_counters c ON c.address = p.address WHERE c.transactions_count >= $3
-     UNION ALL
-     SELECT p.token_type, p.address FROM (
-       SELECT token_type, from_address FROM token_transfers WHERE block_number > $1 AND block_number <= $2
-       UNION SELECT token_type, to_address FROM token_transfers WHERE block_number > $1 AND block_number <= $2
-     ) p(token_type, address)
-     JOIN address_counters c ON c.address = p.address WHERE c.token_transfers_count >= $3 AND p.token_type = ANY($4::text[])`,
-    [window.after.toString(), window.to.toString(), interval, listedTokenTypes],
-  );
-  return rows.sort((a, b) => inLockOrder(a.list, b.list) || a.address.compare(b.address));
+/** The lists of one table: the transactions', or the token transfers' of each listed type. */
+interface ListFamily {
+  table: 'transactions' | 'token_transfers';
+  /** The columns whose addresses a row adds to the list of. */
+  parties: readonly string[];
+  /** The list a row adds to. */
+  list: string;
+  /** Which of the address's counters counts (at least) the list's rows. */
+  counter: string;
+  /** A list's keys (its last checkpoint's are in l, numbered from the list's first row when it has none). */
+  keys: readonly string[];
 }
 
+const families: readonly ListFamily[] = [
+  {
+    table: 'transactions',
+    parties: ['from_address', 'to_address', 'created_contract'],
+    list: `'transactions'`,
+    counter: 'transactions_count',
+    keys: accountListKeys('transactions'),
+  },
+  {
+    table: 'token_transfers',
+    parties: ['from_address', 'to_address'],
+    list: 'token_type',
+    counter: 'token_transfers_count',
+    keys: accountListKeys('ERC-20'),
+  },
+];
+
 /**
- * Numbers the list's rows up to the window's last block from its last checkpoint (or its first row),
- * and keeps a checkpoint at every `interval`-th.
+ * Numbers, in one statement, the rows up to the window's last block of the family's lists that the
+ * window's blocks add to, of the addresses busy enough to have checkpoints (their counter at least
+ * `interval`): each from its last checkpoint (or its first row), keeping a checkpoint at every
+ * `interval`-th.
  */
-async function extendCheckpoints(client: PoolClient, list: AccountList, address: Buffer, to: bigint, interval: number): Promise<void> {
-  const keys = accountListKeys(list);
+async function extendCheckpoints(client: PoolClient, family: ListFamily, window: ListScanWindow, interval: number): Promise<void> {
+  const { table, keys } = family;
   const columns = checkpointColumns(keys);
-  const last = await client.query<Record<string, string>>(
-    `SELECT ordinal, ${columns.join(', ')} FROM list_checkpoints WHERE list = $1 AND address = $2 ORDER BY ordinal DESC LIMIT 1`,
-    [list, address],
-  );
   const params = new SqlParams();
-  const [listParam, addressParam] = [params.add(list), params.add(address)];
-  const sides = accountListSides(list, addressParam, list === 'transactions' ? null : params.add(list satisfies TokenType));
-  const bound = `s.block_number <= ${params.add(to.toString())}::bigint`;
-  const checkpoint = last.rows[0];
-  const from =
-    checkpoint === undefined
-      ? []
-      : [
-          fromKeyset(
-            keys,
-            columns.map((column) => params.add(checkpoint[column])),
-            false,
-          ),
-        ];
-  const walked = withConditions(sides, [...from, bound]);
+  const [after, to] = [params.add(window.after.toString()), params.add(window.to.toString())];
+  const grown = family.parties
+    .map(
+      (column) =>
+        `SELECT ${family.list} AS list, ${column} AS address FROM ${table} WHERE block_number > ${after} AND block_number <= ${to}`,
+    )
+    .join(' UNION ');
+  // Every key of a list is past (-1, -1, -1): the keyset of a list without a checkpoint.
+  const last = columns.map((column) => `coalesce(l.${column}, -1)`);
+  const sides = withConditions(accountListSides('g.address', table === 'transactions' ? null : 'g.list'), [
+    fromKeyset(keys, last, false),
+    `s.block_number <= ${to}`,
+  ]);
   await client.query(
-    `INSERT INTO list_checkpoints (list, address, ordinal, ${['block_number', 'index', 'batch_index'].join(', ')})
-     SELECT ${listParam}, ${addressParam}, n.ordinal, ${keys.map((key) => `n.${key}`).join(', ')}${keys.length === 2 ? ', 0' : ''}
-     FROM (SELECT k.*, ${params.add(checkpoint?.ordinal ?? '0')}::bigint + row_number() OVER (ORDER BY ${keys.join(', ')}) - 1 AS ordinal
-           FROM (${mergedKeys(walked, keys, false, 'ALL')}) k) n
-     WHERE n.ordinal % ${params.add(interval)} = 0
+    `WITH grown AS (
+       SELECT p.list, p.address FROM (${grown}) p
+       WHERE p.list = ANY(${params.add(table === 'transactions' ? ['transactions'] : listedTokenTypes)}::text[])
+         -- Looked up address by address: a join may read every counter.
+         AND (SELECT c.${family.counter} FROM address_counters c WHERE c.address = p.address) >= ${params.add(interval)}
+     )
+     INSERT INTO list_checkpoints (list, address, ordinal, block_number, index, batch_index)
+     SELECT list, address, ordinal, ${keys.join(', ')}${keys.length === 2 ? ', 0' : ''} FROM (
+       SELECT g.list, g.address, k.*,
+              coalesce(l.ordinal, 0) + row_number() OVER (PARTITION BY g.list, g.address ORDER BY ${keys.map((key) => `k.${key}`).join(', ')}) - 1 AS ordinal
+       FROM grown g
+       LEFT JOIN LATERAL (
+         SELECT * FROM list_checkpoints c WHERE c.list = g.list AND c.address = g.address ORDER BY c.ordinal DESC LIMIT 1
+       ) l ON true
+       CROSS JOIN LATERAL (${mergedKeys(sides, keys, false, 'ALL')}) k
+     ) n
+     WHERE ordinal % ${params.add(interval)} = 0
      ON CONFLICT DO NOTHING`,
     params.values,
   );
@@ -141,9 +147,7 @@ export async function writeListCheckpoints(pool: Pool, window: ListScanWindow, i
   // Redone after a crash that loses the commit: the scan stays where it was.
   return inRedoableTransaction(pool, async (client) => {
     if (!(await lockConsensusBlock(client, window.toHash))) return false;
-    for (const { list, address } of await listsGrown(client, window, interval)) {
-      await extendCheckpoints(client, list, address, window.to, interval);
-    }
+    for (const family of families) await extendCheckpoints(client, family, window, interval);
     await client.query('UPDATE list_scan SET block_number = $1', [window.to.toString()]);
     return true;
   });

@@ -191,15 +191,25 @@ async function checkpoints(): Promise<string[]> {
 
 describe('account list checkpoints', () => {
   test('the stage numbers every busy list, and only those, every INTERVAL-th row', async () => {
-    const stage = startListCheckpointStage({
-      pool: db.pool,
-      logger: pino({ level: 'silent' }),
-      scanBlocks: 17,
-      interval: INTERVAL,
-      pollIntervalMs: 20,
-    });
-    await stage.drained();
-    await stage.stop();
+    const stage = (restMs: number) =>
+      startListCheckpointStage({
+        pool: db.pool,
+        logger: pino({ level: 'silent' }),
+        scanBlocks: 17,
+        restMs,
+        interval: INTERVAL,
+        pollIntervalMs: 20,
+      });
+    // Seven runs of 17 blocks; the last block, a shorter run, waits for the rest to pass.
+    const resting = stage(3_600_000);
+    await resting.drained();
+    await resting.stop();
+    const scanned = async () => (await db.pool.query<{ block_number: string }>('SELECT block_number FROM list_scan')).rows[0]!.block_number;
+    assert.equal(await scanned(), '119');
+    const eager = stage(0);
+    await eager.drained();
+    await eager.stop();
+    assert.equal(await scanned(), '120');
     assert.deepEqual(await checkpoints(), await expectedCheckpoints());
     const { rows } = await db.pool.query<{ list: string; n: string }>(
       'SELECT list, count(*) AS n FROM list_checkpoints WHERE address = $1 GROUP BY list ORDER BY list',

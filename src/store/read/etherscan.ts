@@ -81,7 +81,7 @@ const transactionKeys = ['block_number', 'index'] as const;
 /** The transactions an address sent, received or created (a transaction to itself once). */
 export async function listAddressTransactionsWindow(db: Db, address: Address, window: ListWindow): Promise<EtherscanTransactionItem[]> {
   const params = new SqlParams();
-  const sides = accountListSides('transactions', params.add(byteaFromHex(address)), null);
+  const sides = accountListSides(params.add(byteaFromHex(address)), null);
   const keys = await pageKeys(db, params, sides, transactionKeys, window, { list: 'transactions', address: byteaFromHex(address) });
   const { rows } = await db.query<TransactionRow>(
     `SELECT t.block_number, extract(epoch FROM t.block_timestamp)::bigint AS timestamp, t.hash, t.nonce, t.block_hash, t.index,
@@ -176,7 +176,7 @@ export async function listTokenTransfersWindow(
   const sides = withConditions(
     filter.address === null
       ? [{ table: 'token_transfers', conditions: [`s.token_type = ${type}`] }]
-      : accountListSides(filter.type, params.add(byteaFromHex(filter.address)), type),
+      : accountListSides(params.add(byteaFromHex(filter.address)), type),
     token,
   );
   // Checkpoints number an address's transfers of a type, of every token.

@@ -63,7 +63,7 @@ async function ordinalAt(db: Db, target: CheckpointedList, below: number | null)
   const columns = checkpointColumns(keys);
   const bound = below === null ? [] : [`s.block_number < ${params.add(below)}::bigint`];
   // A token list's name is its token type.
-  const sides = withConditions(accountListSides(target.list, address, target.list === 'transactions' ? null : list), [
+  const sides = withConditions(accountListSides(address, target.list === 'transactions' ? null : list), [
     fromKeyset(
       keys,
       columns.map((column) => `c.${column}`),
