@@ -1,12 +1,8 @@
-import { setLibSourcifyLogger } from '@ethereum-sourcify/lib-sourcify';
-import type { Logger } from 'pino';
 import type { Address } from '../model.js';
 import { CompilePool } from './compile-pool.js';
 import { bundledBuildPath, CompilerBuilds } from './compiler-builds.js';
-import { matchInput } from './match-input.js';
 import { failure, messages } from './messages.js';
 import { prepareInput, type PreparedInput } from './prepare-input.js';
-import { sourcifyInputs } from './sourcify-input.js';
 import {
   VerifierBusyError,
   type ChainView,
@@ -39,24 +35,14 @@ const EVM_VERSIONS = [
   'homestead',
 ];
 
-/** lib-sourcify logs through one process-wide logger: its words go to ours at debug level (warnings included: "no match" is one). */
-function routeLibraryLogs(logger: Logger | undefined): void {
-  setLibSourcifyLogger({
-    logLevel: 1,
-    setLevel(level: number) {
-      this.logLevel = level;
-    },
-    log(_level: number, message: string, metadata?: unknown) {
-      logger?.debug({ lib: 'lib-sourcify', ...(typeof metadata === 'object' ? metadata : {}) }, message);
-    },
-  });
-}
+type Engine = typeof import('./engine.js');
 
 class EngineVerifier implements Verifier {
   private readonly pool: CompilePool;
   private readonly builds: CompilerBuilds;
   private admitted = 0;
   private bundled: Promise<string> | null = null;
+  private loaded: Promise<Engine> | null = null;
 
   constructor(private readonly options: VerifierOptions) {
     this.pool = new CompilePool({
@@ -72,7 +58,6 @@ class EngineVerifier implements Verifier {
       bundledVersion: () => this.bundledVersion(),
       logger: options.logger,
     });
-    routeLibraryLogs(options.logger);
   }
 
   async verify(address: Address, request: VerificationRequest, chain: ChainView): Promise<VerificationOutcome> {
@@ -98,7 +83,8 @@ class EngineVerifier implements Verifier {
   private async run(address: Address, request: VerificationRequest, chain: ChainView): Promise<VerificationOutcome> {
     const runtimeCode = await chain.runtimeCode(address);
     if (runtimeCode === null || runtimeCode === '0x') return failure('contract_source_code', messages.notAContract);
-    const prepared = await this.inputs(request);
+    const engine = await this.engine();
+    const prepared = await this.inputs(engine, request);
     if (!prepared.ok) return prepared;
     const creation = await chain.creation(address);
     let outcome: VerificationOutcome = failure('contract_source_code', messages.noMatch);
@@ -107,18 +93,37 @@ class EngineVerifier implements Verifier {
       outcome =
         build instanceof Error
           ? failure('compiler_version', build.message)
-          : await matchInput(this.pool, build, input, { chainId: chain.chainId, address, runtimeCode, creation });
+          : await engine.matchInput(this.pool, build, input, { chainId: chain.chainId, address, runtimeCode, creation });
       if (outcome.ok) break;
     }
     return outcome;
   }
 
   private async inputs(
+    engine: Engine,
     request: VerificationRequest,
   ): Promise<{ ok: true; inputs: PreparedInput[] } | (VerificationOutcome & { ok: false })> {
-    if (request.method === 'sourcify') return sourcifyInputs(request);
+    if (request.method === 'sourcify') return engine.sourcifyInputs(request);
     const prepared = prepareInput(request);
     return prepared.ok ? { ok: true, inputs: [prepared.input] } : prepared;
+  }
+
+  /**
+   * lib-sourcify and what it brings (ethers among them, some megabytes of heap), loaded at the first
+   * verification rather than at start: the compiler list and a server that verifies nothing need none of it.
+   */
+  private engine(): Promise<Engine> {
+    this.loaded ??= import('./engine.js').then(
+      (engine) => {
+        engine.routeLibraryLogs(this.options.logger);
+        return engine;
+      },
+      (err: unknown) => {
+        this.loaded = null;
+        throw err;
+      },
+    );
+    return this.loaded;
   }
 
   /** The version the bundled build reports, asked of it once. */

@@ -17,8 +17,9 @@ export function transpileWithImports(file: string, out: string, done = new Set<s
   });
   mkdirSync(join(out, dirname(file)), { recursive: true });
   writeFileSync(join(out, file.replace(/\.ts$/, '.js')), outputText);
-  // Type-only imports are gone from the output: what it still imports is what must be there.
-  for (const [, specifier] of outputText.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) {
+  // Type-only imports are gone from the output: what it still imports (statically, or with import()
+  // when it runs) is what must be there.
+  for (const [, specifier] of outputText.matchAll(/(?:from |import\()'(\.{1,2}\/[^']+)\.js'/g)) {
     transpileWithImports(join(dirname(file), `${specifier!}.ts`), out, done);
   }
 }
