@@ -49,7 +49,7 @@ interface PageStart {
 }
 
 /** Checkpoints are right while no block is indexed below where their scan began (migration 071). */
-const checkpointsHold = 'NOT EXISTS (SELECT 1 FROM blocks WHERE consensus AND number < (SELECT from_block FROM list_scan))';
+const checkpointsHold = '(SELECT min(number) FROM blocks WHERE consensus) >= (SELECT from_block FROM list_scan)';
 
 /**
  * The ordinal of the list's first row at or above block `below` (null: past the last row), counted
