@@ -111,7 +111,8 @@ const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""
 /**
  * What the stages of Sextant have still to do in the database indexed up to `lastBlock`: blocks to
  * index or trace, tokens to read, total supplies to read again, NFT metadata to fetch, coin balances
- * to read, contracts to check for a proxy. Empty once indexing has settled.
+ * to read, contracts to check for a proxy, blocks to scan for the account lists' checkpoints. Empty
+ * once indexing has settled.
  */
 export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<string[]> {
   const { rows } = await pool.query<{ what: string; count: number }>(
@@ -122,7 +123,9 @@ export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<str
      UNION ALL SELECT 'NFT metadata to fetch', count(*)::int FROM token_instances WHERE metadata_fetched_at IS NULL
      UNION ALL SELECT 'coin balances to read', count(*)::int FROM coin_balance_marks
      UNION ALL SELECT 'contract code to read', count(*)::int FROM contract_code_marks
-     UNION ALL SELECT 'contracts to check for a proxy', count(*)::int FROM proxy_marks`,
+     UNION ALL SELECT 'contracts to check for a proxy', count(*)::int FROM proxy_marks
+     UNION ALL SELECT 'blocks to scan for the account lists'' checkpoints', count(*)::int FROM blocks
+       WHERE consensus AND number > coalesce((SELECT block_number FROM list_scan), -1)`,
     [Number(lastBlock) + 1],
   );
   return rows.filter((row) => row.count !== 0).map((row) => `${row.count} ${row.what}`);
