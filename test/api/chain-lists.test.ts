@@ -77,7 +77,7 @@ before(async () => {
   stages.push(startCoinBalanceStage({ ...background, ...backoff, batchSize: 50 }));
   const head = BigInt(await chain.client.request<Hex>('eth_blockNumber', []));
   await waitFor(
-    async () => (await unfinishedWork(db.pool, head)).filter((what) => !/NFT metadata|contract|proxy/.test(what)).length === 0,
+    async () => (await unfinishedWork(db.pool, head)).filter((what) => !/NFT metadata|contract|proxy|checkpoints/.test(what)).length === 0,
     'the chain is traced, its tokens read and its coin balances read',
     { timeoutMs: 120_000 },
   );
