@@ -1,6 +1,6 @@
 import { type Address, type Hex, type TokenType, hexQuantity } from '../../model.js';
 import { bigintFromNumeric, byteaFromHex, hexFromBytea, hexFromNullableBytea } from '../encode.js';
-import { accountListSides, withConditions } from '../account-lists.js';
+import { accountListKeys, accountListSides, withConditions } from '../account-lists.js';
 import { indexedHead } from '../index-progress.js';
 import { type CheckpointedList, type ListWindow, pageKeys } from './list-pages.js';
 import { type Db, SqlParams } from './sql.js';
@@ -76,13 +76,14 @@ interface TransactionRow {
   head: string;
 }
 
-const transactionKeys = ['block_number', 'index'] as const;
+const transactionKeys = accountListKeys('transactions');
 
 /** The transactions an address sent, received or created (a transaction to itself once). */
 export async function listAddressTransactionsWindow(db: Db, address: Address, window: ListWindow): Promise<EtherscanTransactionItem[]> {
   const params = new SqlParams();
-  const sides = accountListSides(params.add(byteaFromHex(address)), null);
-  const keys = await pageKeys(db, params, sides, transactionKeys, window, { list: 'transactions', address: byteaFromHex(address) });
+  const hash = byteaFromHex(address);
+  const sides = accountListSides(params.add(hash), null);
+  const keys = await pageKeys(db, params, sides, transactionKeys, window, { list: 'transactions', address: hash });
   const { rows } = await db.query<TransactionRow>(
     `SELECT t.block_number, extract(epoch FROM t.block_timestamp)::bigint AS timestamp, t.hash, t.nonce, t.block_hash, t.index,
             t.from_address, t.to_address, t.value, t.gas_limit, t.gas_price, t.status, t.input, t.created_contract,
@@ -162,7 +163,8 @@ interface TokenTransferRow {
   head: string;
 }
 
-const transferKeys = ['block_number', 'log_index', 'batch_index'] as const;
+// Of every token type's list alike.
+const transferKeys = accountListKeys('ERC-20');
 
 /** The transfers of one token type that an address sent or received, of one token or any; or all of one token's. */
 export async function listTokenTransfersWindow(

@@ -61,7 +61,8 @@ async function ordinalAt(db: Db, target: CheckpointedList, below: number | null)
   const [list, address] = [params.add(target.list), params.add(target.address)];
   const keys = accountListKeys(target.list);
   const columns = checkpointColumns(keys);
-  const bound = below === null ? [] : [`s.block_number < ${params.add(below)}::bigint`];
+  const belowParam = below === null ? null : `${params.add(below)}::bigint`;
+  const bound = belowParam === null ? [] : [`s.block_number < ${belowParam}`];
   // A token list's name is its token type.
   const sides = withConditions(accountListSides(address, target.list === 'transactions' ? null : list), [
     fromKeyset(
@@ -74,7 +75,7 @@ async function ordinalAt(db: Db, target: CheckpointedList, below: number | null)
   const { rows } = await db.query<{ ordinal: string; counted: string }>(
     `SELECT c.ordinal, (SELECT count(*) FROM (${mergedKeys(sides, keys, false, String(COUNT_LIMIT))} LIMIT ${COUNT_LIMIT}) x) AS counted
      FROM list_checkpoints c
-     WHERE c.list = ${list} AND c.address = ${address} ${below === null ? '' : `AND c.block_number < ${params.add(below)}::bigint`}
+     WHERE c.list = ${list} AND c.address = ${address} ${belowParam === null ? '' : `AND c.block_number < ${belowParam}`}
        AND ${checkpointsHold}
      ORDER BY c.ordinal DESC LIMIT 1`,
     params.values,
