@@ -27,11 +27,10 @@ export interface TokenSearchKeyset {
 }
 
 /**
- * The words of a token a search matches, as migration 019's index holds them: its symbol's and its
+ * The words of a token a search matches, as migration 072's column holds them: its symbol's and its
  * name's, lowercased, unstemmed.
  */
-export const tokenSearchWords = (alias: string): string =>
-  `to_tsvector('simple', coalesce(${alias}.symbol, '') || ' ' || coalesce(${alias}.name, ''))`;
+export const tokenSearchWords = (alias: string): string => `${alias}.search_words`;
 
 /** The condition that a token `k` holds every word of `words`, a tsquery of prefixes, as searchTokens reads it. */
 export const tokenMatchesWords = (params: SqlParams, words: string): string =>
@@ -113,47 +112,20 @@ export async function findAddressByEnsName(db: Db, name: string): Promise<Addres
 
 const searchOrder = 'k.holders_count DESC, k.name ASC NULLS LAST, k.address ASC';
 
-/**
- * The matches a query's page sorts at most: a query with fewer has them all found by the full-text index
- * (migration 019) and sorted; one with more has its page read in rank order instead (rankedPage), so
- * that the page costs the same however many tokens match (sorting 10,761 matches took 4.4 ms, against
- * 0.4 ms for one).
- */
-const sortedMatches = 500;
-/** The tokens rankedPage reads in rank order, at most, for a page of matches, before it sorts them after all. */
+/** The tokens searchTokens reads in rank order, at most, for a page of matches, before it sorts the matches after all. */
 const rankedTokens = 500;
 
 /**
  * The tokens whose symbol and name hold every word of the query as a prefix of one of theirs, ranked as
  * Blockscout ranks them: most holders first, then by name (unnamed last), then by address; after the
  * keyset when given. `words` is a tsquery of prefixes ('tether:* & usd:*'), made of letters and digits only.
+ *
+ * The tokens after the keyset are read in rank order, through migration 069's index, testing each
+ * one's words (migration 072's column), until the page is full: a word most tokens hold costs what a
+ * page costs, however many tokens match it. When `rankedTokens` tokens hold fewer matches than a page
+ * (a rare word), the full-text index finds every match, and they are sorted.
  */
 export async function searchTokens(db: Db, words: string, after: TokenSearchKeyset | null, limit: number): Promise<TokenItem[]> {
-  const params = new SqlParams();
-  const match = tokenMatchesWords(params, words);
-  const below = after === null ? 'true' : afterToken(params, after);
-  // `few` holds every match when they are fewer than sortedMatches. The page is cut from them before
-  // the token's columns are added (their lookups for every match cost 128 ms for 10,761 matches). One
-  // row comes back, with the count, even when no token does.
-  const { rows } = await db.query<TokenRow & { found: string }>(
-    `WITH few AS MATERIALIZED (SELECT * FROM tokens k WHERE ${match} LIMIT ${sortedMatches})
-     SELECT ${tokenColumns('k')}, f.found
-     FROM (SELECT count(*) AS found FROM few) f
-     LEFT JOIN LATERAL (SELECT * FROM few k WHERE ${below} AND f.found < ${sortedMatches}
-                        ORDER BY ${searchOrder} LIMIT ${params.add(limit)}) k ON true
-     ORDER BY ${searchOrder}`,
-    params.values,
-  );
-  if (Number(rows[0]!.found) >= sortedMatches) return rankedPage(db, words, after, limit);
-  return rows.filter((r) => r.token_address !== null).map(toTokenItem);
-}
-
-/**
- * The page of a query with many matches: the tokens after the keyset read in rank order, through
- * migration 069's index, until the page is full, checking each one's words; when `rankedTokens` tokens
- * hold fewer matches than a page, the matches sorted after all.
- */
-async function rankedPage(db: Db, words: string, after: TokenSearchKeyset | null, limit: number): Promise<TokenItem[]> {
   const params = new SqlParams();
   const match = tokenMatchesWords(params, words);
   const limitParam = params.add(limit);
@@ -162,6 +134,7 @@ async function rankedPage(db: Db, words: string, after: TokenSearchKeyset | null
     .map((range) => `(SELECT * FROM tokens k WHERE ${range} ORDER BY ${searchOrder} LIMIT ${rankedTokens})`)
     .join(' UNION ALL ');
   const below = after === null ? 'true' : afterToken(params, after);
+  // The token's columns are added to the page's tokens only (their lookups for every match cost 128 ms for 10,761 matches).
   const { rows } = await db.query<TokenRow>(
     `WITH ranked AS MATERIALIZED (
        SELECT * FROM (SELECT * FROM (${ranked}) k ORDER BY ${searchOrder} LIMIT ${rankedTokens}) k
