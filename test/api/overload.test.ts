@@ -12,6 +12,7 @@ import { waitFor } from '../support/wait.js';
 import { type ApiResponse, startApi } from './http.js';
 import { buildApi } from '../../src/api/server.js';
 import { ClientGoneError, PoolSaturatedError, clientAwareDb, withRequestContext } from '../../src/api/client-gone.js';
+import { WAITING_PER_SLOT, answerSlotsPerProcess } from '../../src/api/answer-slots.js';
 
 // The API's own pool: read-only, each statement and each wait for a connection bounded and answered
 // with a 503 that says when to come back; load shed while the event loop lags; no query for a client gone.
@@ -421,5 +422,41 @@ test('waiting requests whose clients have left do not count toward the bound of 
   } finally {
     if (!released) held.release();
     await app.close();
+  }
+});
+
+test("the Etherscan-style lists are computed a few at a time: past the line's length a request is refused at once, and other actions are not held", async () => {
+  const { apiPool } = await open({ apiPoolSize: '20', apiPoolWaitMs: '60000' });
+  const api = await startApi(apiPool);
+  const locker = await db.pool.connect();
+  const slots = answerSlotsPerProcess();
+  const address = `0x${'11'.repeat(20)}`;
+  try {
+    await locker.query('BEGIN; LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE');
+    const lists = Array.from({ length: slots + WAITING_PER_SLOT * slots + 1 }, () =>
+      api.get(`/api?module=account&action=txlist&address=${address}`),
+    );
+    const first = await Promise.race(lists);
+    assert.equal(first.status, 503);
+    assert.equal(first.headers.get('retry-after'), '1');
+    assert.deepEqual(first.body, { status: '0', message: 'Too many large answers are being prepared; try again shortly.', result: null });
+    const waitingOnTheLock = async () =>
+      (
+        await db.pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%transactions%'",
+        )
+      ).rows[0]!.n;
+    await waitFor(async () => (await waitingOnTheLock()) >= slots, 'the lists in a slot waiting on the lock');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await waitingOnTheLock(), slots, 'only the lists in a slot have reached the database');
+    const balance = await api.get(`/api?module=account&action=balance&address=${address}`);
+    assert.equal(balance.status, 200, 'an action that is not a list is answered while the lists wait');
+    await locker.query('ROLLBACK');
+    const statuses = (await Promise.all(lists)).map(({ status }) => status).sort();
+    assert.deepEqual(statuses, [...Array.from({ length: lists.length - 1 }, () => 200), 503]);
+  } finally {
+    await locker.query('ROLLBACK');
+    locker.release();
+    await api.close();
   }
 });

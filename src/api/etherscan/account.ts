@@ -12,7 +12,7 @@ import {
   listTokenTransfersWindow,
   listTransactionInternalTransactionsWindow,
 } from '../../store/read/etherscan.js';
-import type { Action, ModuleActions } from './action.js';
+import { type Action, type ModuleActions, listAction } from './action.js';
 import { failure, ok } from './envelope.js';
 import { addressOf, isAnswer, listWindow, maxResultWindow, parseAddress, parseHash } from './params.js';
 
@@ -199,12 +199,12 @@ const getminedblocks: Action = async (params, { db }) => {
 export const accountActions: ModuleActions = {
   balance: balances(false),
   balancemulti: balances(true),
-  txlist,
-  txlistinternal,
-  tokentx: tokenTransfers('ERC-20'),
-  tokennfttx: tokenTransfers('ERC-721'),
-  token1155tx: tokenTransfers('ERC-1155'),
+  txlist: listAction(txlist),
+  txlistinternal: listAction(txlistinternal),
+  tokentx: listAction(tokenTransfers('ERC-20')),
+  tokennfttx: listAction(tokenTransfers('ERC-721')),
+  token1155tx: listAction(tokenTransfers('ERC-1155')),
   tokenbalance,
-  tokenlist,
-  getminedblocks,
+  tokenlist: listAction(tokenlist),
+  getminedblocks: listAction(getminedblocks),
 };

@@ -5,7 +5,7 @@ import { listcontracts } from './contract-list.js';
 import { checkproxyverification, verifyproxycontract } from './proxy-verification.js';
 import type { VerificationRequest } from '../../verification/index.js';
 import type { ApiContext } from '../route.js';
-import type { Action, ModuleActions } from './action.js';
+import { type Action, type ModuleActions, listAction } from './action.js';
 import { type ActionAnswer, failure, ok } from './envelope.js';
 import { type ActionParams, addressOf, parseAddress } from './params.js';
 
@@ -196,7 +196,7 @@ export const contractActions: ModuleActions = {
   verifysourcecode,
   checkverifystatus,
   getcontractcreation,
-  listcontracts,
+  listcontracts: listAction(listcontracts),
   verifyproxycontract,
   checkproxyverification,
 };

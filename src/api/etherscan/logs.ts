@@ -1,6 +1,6 @@
 import { readIndexedHead } from '../../store/read/chain.js';
 import { type LogFilter, findLogs } from '../../store/read/etherscan.js';
-import type { Action, ModuleActions } from './action.js';
+import { type Action, type ModuleActions, listAction } from './action.js';
 import { failure, okSerialized } from './envelope.js';
 import { type ActionParams, parseAddress, parseCount, parseHash } from './params.js';
 
@@ -52,4 +52,4 @@ const getlogs: Action = async (params, { db }) => {
   return okSerialized(`[${logs.join(',')}]`);
 };
 
-export const logsActions: ModuleActions = { getlogs };
+export const logsActions: ModuleActions = { getlogs: listAction(getlogs) };

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AnswerSlots, WAITING_PER_SLOT, answerSlotsPerProcess } from '../answer-slots.js';
 import { InvalidParametersError, isDatabaseUnavailable } from '../errors.js';
 import type { ApiRoute } from '../route.js';
 import { accountActions } from './account.js';
 import { contractActions } from './contract.js';
-import type { ModuleActions } from './action.js';
+import { type ModuleActions, isListAction } from './action.js';
 import { blockActions } from './block.js';
 import { type ActionAnswer, SerializedBody, errorBody } from './envelope.js';
 import { logsActions } from './logs.js';
@@ -84,13 +85,33 @@ function route(module: unknown, action: unknown) {
 function sendEnvelopeError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof InvalidParametersError) return reply.code(400).send(errorBody(error.message));
   const status = isDatabaseUnavailable(error) ? 503 : (error.statusCode ?? 500);
-  if (status === 503) return reply.code(503).header('retry-after', '1').send(errorBody('The database is unavailable; try again shortly.'));
+  if (status === 503) {
+    const message = isDatabaseUnavailable(error) ? 'The database is unavailable; try again shortly.' : error.message;
+    return reply.code(503).header('retry-after', '1').send(errorBody(message));
+  }
   if (status >= 400 && status < 500) return reply.code(status).send(errorBody(error.message));
   request.log.error({ err: error }, 'request failed');
   return reply.code(500).send(errorBody('Something went wrong.'));
 }
 
+/** An action's answer as it is sent: its status and JSON text. */
+interface SentAnswer {
+  httpStatus: number;
+  json: string;
+}
+
+/**
+ * Serialized here, not by the response schema, which documents the answers (of any status) but
+ * cannot write a result of every action's shape.
+ */
+const sent = (answer: ActionAnswer): SentAnswer => ({
+  httpStatus: answer.httpStatus,
+  json: answer.body instanceof SerializedBody ? answer.body.json : JSON.stringify(answer.body),
+});
+
 export const etherscanRoute: ApiRoute = (app, context) => {
+  const slots = answerSlotsPerProcess();
+  const lists = new AnswerSlots(slots, WAITING_PER_SLOT * slots);
   for (const url of etherscanPaths) {
     app.route({
       method: ['GET', 'POST'],
@@ -103,18 +124,17 @@ export const etherscanRoute: ApiRoute = (app, context) => {
         const params = actionParams(request.query, request.body);
         const module = params.get('module');
         const action = params.get('action');
-        let answer: ActionAnswer;
+        let answer: SentAnswer;
         if (module === undefined || action === undefined) {
-          answer = { httpStatus: 400, body: errorBody("Params 'module' and 'action' are required parameters") };
+          answer = sent({ httpStatus: 400, body: errorBody("Params 'module' and 'action' are required parameters") });
         } else {
           const handle = route(module, action);
-          answer = handle === null ? { httpStatus: 400, body: errorBody('Unknown action') } : await handle(params, context);
+          const compute = async () =>
+            sent(handle === null ? { httpStatus: 400, body: errorBody('Unknown action') } : await handle(params, context));
+          answer = handle !== null && isListAction(handle) ? await lists.run(compute) : await compute();
         }
-        // Serialized here, not by the response schema, which documents the answers (of any status) but
-        // cannot write a result of every action's shape.
-        const json = answer.body instanceof SerializedBody ? answer.body.json : JSON.stringify(answer.body);
         const untyped = reply as unknown as FastifyReply;
-        return untyped.code(answer.httpStatus).type('application/json; charset=utf-8').send(json);
+        return untyped.code(answer.httpStatus).type('application/json; charset=utf-8').send(answer.json);
       },
     });
   }

@@ -1,0 +1,52 @@
+import { availableParallelism } from 'node:os';
+
+/** Requests are waiting for every slot, and for more than the line holds. */
+export class AnswerSlotsFullError extends Error {
+  override name = 'AnswerSlotsFullError';
+  readonly statusCode = 503;
+
+  constructor() {
+    super('Too many large answers are being prepared; try again shortly.');
+  }
+}
+
+/**
+ * Answers that can be large (a thousand logs, ten thousand transactions) computed a few at a time:
+ * each holds its rows, their objects and its JSON until it is sent, so that 64 clients asking for
+ * them at once held 64 of each and raised the process's memory by 40 MB, for no more answers a
+ * second (bench/README.md, "Large answers a few at a time"). The rest wait in line, in order, up to
+ * `maxWaiting`; past that a request is refused at once. A request whose client leaves while it waits
+ * is not taken out of the line: its first query fails at once (client-gone.ts) and frees the slot.
+ */
+export class AnswerSlots {
+  private busy = 0;
+  private readonly line: (() => void)[] = [];
+
+  constructor(
+    private readonly slots: number,
+    private readonly maxWaiting: number,
+  ) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.busy >= this.slots) {
+      if (this.line.length >= this.maxWaiting) throw new AnswerSlotsFullError();
+      // The slot is handed over by the task that ends, so that no request arriving meanwhile takes it first.
+      await new Promise<void>((resolve) => this.line.push(resolve));
+    } else {
+      this.busy += 1;
+    }
+    try {
+      return await task();
+    } finally {
+      const next = this.line.shift();
+      if (next === undefined) this.busy -= 1;
+      else next();
+    }
+  }
+}
+
+/** Two slots a core: one computes while the other's queries wait on the database. */
+export const answerSlotsPerProcess = (): number => 2 * availableParallelism();
+
+/** Requests that wait for a slot, per slot, beyond which one is refused at once. */
+export const WAITING_PER_SLOT = 32;
