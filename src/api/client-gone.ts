@@ -36,7 +36,14 @@ export function trackRequests(app: ApiApp): void {
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
     route.handler = function (request, reply) {
-      return withRequestContext({ socket: request.raw.socket ?? null, gone: request.signal }, () => handler.call(this, request, reply));
+      // The signal is made when first read (Fastify makes it then): a shared answer reads none.
+      const context = {
+        socket: request.raw.socket ?? null,
+        get gone() {
+          return request.signal;
+        },
+      };
+      return withRequestContext(context, () => handler.call(this, request, reply));
     };
   });
 }
@@ -57,7 +64,7 @@ export function outsideRequest<T>(task: () => T): T {
  * handled, later in the same turn of the event loop.
  */
 function clientGone(context: RequestContext | undefined): boolean {
-  return context !== undefined && (context.gone.aborted || context.socket?.destroyed === true);
+  return context !== undefined && (context.socket?.destroyed === true || context.gone.aborted);
 }
 
 function throwIfClientGone(context: RequestContext | undefined): void {
