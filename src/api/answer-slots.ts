@@ -12,11 +12,12 @@ export class AnswerSlotsFullError extends Error {
 
 /**
  * Answers that can be large (a thousand logs, ten thousand transactions) computed a few at a time:
- * each holds its rows, their objects and its JSON until it is sent, so that 64 clients asking for
- * them at once held 64 of each and raised the process's memory by 40 MB, for no more answers a
- * second (bench/README.md, "Large answers a few at a time"). The rest wait in line, in order, up to
- * `maxWaiting`; past that a request is refused at once. A request whose client leaves while it waits
- * is not taken out of the line: its first query fails at once (client-gone.ts) and frees the slot.
+ * each holds its rows, their objects and its JSON until it is serialized, and 64 clients asking for
+ * them at once held 64 of each (the getLogs pages raised `serve`'s peak RSS from 219 to 261 MB under
+ * the API benchmark). A few at a time answer as many a second or more (bench/README.md, "Large answers
+ * a few at a time"). The rest wait in line, in order, up to `maxWaiting`; past that a request is
+ * refused at once. A request whose client leaves while it waits is not taken out of the line: its
+ * first query fails at once (client-gone.ts) and frees the slot.
  */
 export class AnswerSlots {
   private busy = 0;
