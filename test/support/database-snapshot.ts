@@ -111,8 +111,9 @@ const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""
 /**
  * What the stages of Sextant have still to do in the database indexed up to `lastBlock`: blocks to
  * index or trace, tokens to read, total supplies to read again, NFT metadata to fetch, coin balances
- * to read, contracts to check for a proxy, blocks to scan for the account lists' checkpoints. Empty
- * once indexing has settled.
+ * to read, contracts to check for a proxy, blocks to scan for the account lists' checkpoints (above
+ * the scan, and below where it began: blocks indexed after it began, when batches commit out of
+ * order, have the stage begin again from them). Empty once indexing has settled.
  */
 export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<string[]> {
   const { rows } = await pool.query<{ what: string; count: number }>(
@@ -125,7 +126,8 @@ export async function unfinishedWork(pool: Pool, lastBlock: bigint): Promise<str
      UNION ALL SELECT 'contract code to read', count(*)::int FROM contract_code_marks
      UNION ALL SELECT 'contracts to check for a proxy', count(*)::int FROM proxy_marks
      UNION ALL SELECT 'blocks to scan for the account lists'' checkpoints', count(*)::int FROM blocks
-       WHERE consensus AND number > coalesce((SELECT block_number FROM list_scan), -1)`,
+       WHERE consensus AND (number > coalesce((SELECT block_number FROM list_scan), -1)
+                            OR number < coalesce((SELECT from_block FROM list_scan), 0))`,
     [Number(lastBlock) + 1],
   );
   return rows.filter((row) => row.count !== 0).map((row) => `${row.count} ${row.what}`);
