@@ -24,8 +24,9 @@ interface Run {
 
 /**
  * Sends `total` requests, or more until `minimumMs` have passed, over `connections` keep-alive
- * connections, and stops at the last response: autocannon's own `amount` ends a run only at its next one-second tick, and its histogram keeps
- * whole milliseconds, so the latencies and the elapsed time are taken here.
+ * connections, and stops at the last response: autocannon's own `amount` ends a run only at its next
+ * one-second tick, and its histogram keeps whole milliseconds, so the latencies and the elapsed time
+ * are taken here.
  */
 function run(url: string, connections: number, total: number, minimumMs = 0): Promise<Run> {
   return new Promise((resolve, reject) => {

@@ -75,11 +75,11 @@ function holdersRanges(
  * The tokens in holders order (see holdersRanges), leaving out the priced ones when `unpriced`.
  * Without words, each type and keyset range is read apart, in index order, up to the page's end, and
  * the pieces merged. With words, the full-text index (migrations 019 and 072) finds the matches, which
- * are sorted: a page costs what the matches number (a word all of 300,000
- * tokens hold, 0.8 s). Reading the ranges in index order and checking the words row by row is faster
- * for such a word, far slower for most (a word of 0.6% of those tokens: 0.7 s, against 12 ms sorted,
- * when each row's name and symbol were parsed; 12 ms, against under 1 ms, for a word of one token of
- * 21,463 with the words kept in a column).
+ * are sorted: a page costs what the matches number (a word all of 300,000 tokens hold, 0.8 s). Reading
+ * the ranges in index order and checking the words row by row is faster for such a word, far slower
+ * for most (a word of 0.6% of those tokens: 0.7 s, against 12 ms sorted, when each row's name and
+ * symbol were parsed; 12 ms, against under 1 ms, for a word of one token of 21,463 with the words
+ * kept in a column).
  */
 function byHolders(
   params: SqlParams,
