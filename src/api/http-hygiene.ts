@@ -19,7 +19,7 @@ declare module 'fastify' {
 }
 
 /** A route that takes no body refuses one on arrival, and the connection is closed rather than the rest of it read. */
-const hasBody = (headers: { 'content-length'?: string; 'transfer-encoding'?: string }): boolean =>
+export const hasBody = (headers: { 'content-length'?: string; 'transfer-encoding'?: string }): boolean =>
   headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
 /**

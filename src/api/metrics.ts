@@ -22,8 +22,11 @@ export interface MetricsOptions {
 
 export const metricsPath = '/metrics';
 
+/** Told of a request answered before it was routed (early-answers.ts). */
+export type AnsweredEarly = (method: string, route: string, seconds: number) => void;
+
 /** Requests, by the route's template rather than the URL, so that the series stay few. */
-function registerRequestMetrics(app: ApiApp, registry: Registry): void {
+function registerRequestMetrics(app: ApiApp, registry: Registry): AnsweredEarly {
   const duration = new Histogram({
     name: 'sextant_http_request_duration_seconds',
     help: 'API requests by method, route template and status, and how long they took to answer (its _count counts them)',
@@ -35,6 +38,15 @@ function registerRequestMetrics(app: ApiApp, registry: Registry): void {
     const route = request.routeOptions.url ?? 'unmatched';
     duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
+  const early = new Counter({
+    name: 'sextant_http_requests_answered_early_total',
+    help: 'API requests answered with a kept shared answer before routing (counted among the requests too)',
+    registers: [registry],
+  });
+  return (method, route, seconds) => {
+    duration.observe({ method, route, status: '200' }, seconds);
+    early.inc();
+  };
 }
 
 /** The gauges read on each scrape: from the index itself (so `sextant serve` alone has them), the indexer's status, the pool and the hub. */
@@ -90,11 +102,14 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
   };
 }
 
-/** Prometheus's text format at /metrics: the API's requests, the index's progress and backlogs, the node's errors, the pool, the websocket. */
-export function registerMetrics(app: ApiApp, context: ApiContext, options: MetricsOptions): void {
+/**
+ * Prometheus's text format at /metrics: the API's requests, the index's progress and backlogs, the
+ * node's errors, the pool, the websocket. Returns what counts the requests answered before routing.
+ */
+export function registerMetrics(app: ApiApp, context: ApiContext, options: MetricsOptions): AnsweredEarly {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'sextant_' });
-  registerRequestMetrics(app, registry);
+  const answeredEarly = registerRequestMetrics(app, registry);
   const refresh = scrapedFigures(registry, context, options);
   // Prometheus's text, for scrapers: not an operation of the REST API's document.
   app.get(metricsPath, { schema: { hide: true } }, async (_request, reply) => {
@@ -102,4 +117,5 @@ export function registerMetrics(app: ApiApp, context: ApiContext, options: Metri
     void reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
     return registry.metrics();
   });
+  return answeredEarly;
 }

@@ -1,4 +1,4 @@
-import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 
 export type RequestLogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -18,5 +18,10 @@ export class RequestLog extends LogController {
     const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime };
     if (error) reply.log.error(Object.assign(line, { err: error }), 'request failed while answering');
     else if (this.level !== 'silent') reply.log[this.level](line, 'request');
+  }
+
+  /** A request answered before it was routed (early-answers.ts): the same line, on the server's logger (it has no request id). */
+  answeredEarly(log: FastifyBaseLogger, method: string, url: string, responseTime: number): void {
+    if (this.level !== 'silent') log[this.level]({ method, url, statusCode: 200, responseTime }, 'request');
   }
 }

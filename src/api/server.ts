@@ -15,6 +15,7 @@ import { registerCaching } from './caching.js';
 import { registerCompression } from './compression.js';
 import { registerCors } from './cors.js';
 import { SharedAnswers, registerSharedAnswers } from './shared-answers.js';
+import { answerSharedEarly } from './early-answers.js';
 import { frameworkErrors, registerErrorHandling, sendUnavailable } from './errors.js';
 import { clientErrorHandler, registerHttpHygiene } from './http-hygiene.js';
 import { type RateLimitOptions, registerRateLimit } from './rate-limit.js';
@@ -219,8 +220,9 @@ async function registerLiveUpdates(app: ApiApp, options: ApiOptions, indexing: I
 
 /** The HTTP API, ready to `listen`. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
+  const requestLog = new RequestLog(options.requestLogLevel ?? 'silent');
   const app = Fastify({
-    logController: new RequestLog(options.requestLogLevel ?? 'silent'),
+    logController: requestLog,
     // Lets a request without a Host header reach the API, which answers it in JSON (http-hygiene.ts).
     http: { requireHostHeader: false },
     clientErrorHandler,
@@ -297,13 +299,23 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await registerOpenApi(app);
   for (const route of apiRoutes) route(app, context);
   const hub = await registerLiveUpdates(app, options, context, shared);
-  registerMetrics(app, context, {
+  const answeredEarly = registerMetrics(app, context, {
     pool: null,
     nodeErrors: null,
     ...options.metrics,
     websocketClients: () => hub.clientCount,
     sharedAnswerBytes: () => shared.keptBytes,
   });
+  // A rate limit counts every request: none is answered before it.
+  if (!options.rateLimit) {
+    answerSharedEarly(app, shared, {
+      allowed: () => (options.bulkLoad?.() ?? null) === null,
+      answered: (request, route, seconds) => {
+        answeredEarly(request.method!, route, seconds);
+        requestLog.answeredEarly(app.log, request.method!, request.url!, seconds * 1000);
+      },
+    });
+  }
   await app.ready();
   return app;
 }

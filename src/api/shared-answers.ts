@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChainChange } from '../store/notifications.js';
 import type { Db } from '../store/read/sql.js';
 import { outsideRequest } from './client-gone.js';
@@ -19,8 +20,8 @@ export interface SharedPage {
   changedBy: readonly ChainChange['kind'][];
   /** Query parameters that, at these values, still ask for the shared answer (as the frontend sends them). */
   defaults?: Readonly<Record<string, string>>;
-  /** For a page with several answers, which one a request asks for (from a header, say); one answer when omitted. */
-  variant?(request: FastifyRequest): string;
+  /** For a page with several answers, which one a request asks for, from its headers; one answer when omitted. */
+  variant?(headers: IncomingHttpHeaders): string;
 }
 
 declare module 'fastify' {
@@ -33,21 +34,62 @@ declare module 'fastify' {
 /** A new head and a reorg: what changes every page that shows the head. */
 export const headChanges = ['blocks', 'retracted'] as const satisfies readonly ChainChange['kind'][];
 
+/** The headers of an answer as it was sent. */
+type SentHeaders = ReturnType<FastifyReply['getHeaders']>;
+
 /** One answer kept, or being computed; those that arrive meanwhile wait for the same computation. */
 interface Entry {
   page: SharedPage;
   startedAt: number;
   answer: Promise<EncodedAnswer>;
+  /** The answer once computed. */
+  settled: EncodedAnswer | null;
   bytes: number;
+  /** The headers a routed request of each shape (`shapeOf`) was answered with: those of the answers sent early. */
+  sentHeaders: Map<string, SentHeaders>;
 }
 
+/** A shared page's route, as a URL that asks for its shared answer names it. */
+interface SharedRoute {
+  url: string;
+  page: SharedPage;
+}
+
+/** A kept answer for a request that has not been routed, and the headers a routed request of its shape was given. */
+export interface EarlyAnswer {
+  route: string;
+  headers: SentHeaders;
+  body: Buffer;
+}
+
+/** The URLs learned to ask for a shared answer, at most: enough for every default spelling of every shared page. */
+const MAX_LEARNED_URLS = 256;
+/** The request shapes whose headers are kept per answer, at most: browsers of a few kinds, from a few origins. */
+const MAX_SHAPES_PER_ANSWER = 16;
+
 /** The key of the shared answer a request asks for; null when it asks for something else (a later page, a filter). */
-function sharedKey(url: string, page: SharedPage, request: FastifyRequest): string | null {
-  const query = (request.query ?? {}) as Record<string, unknown>;
+function sharedKey(route: SharedRoute, query: Record<string, unknown>, headers: IncomingHttpHeaders): string | null {
   for (const [name, value] of Object.entries(query)) {
-    if (value !== undefined && page.defaults?.[name] !== String(value)) return null;
+    if (value !== undefined && route.page.defaults?.[name] !== String(value)) return null;
   }
-  return `${url} ${page.variant?.(request) ?? ''}`;
+  return answerKey(route, headers);
+}
+
+const answerKey = (route: SharedRoute, headers: IncomingHttpHeaders): string => `${route.url} ${route.page.variant?.(headers) ?? ''}`;
+
+/**
+ * What, besides the URL and the page's variant, the headers of a shared answer depend on: the origin
+ * (CORS) and the encodings accepted (compression). A request with a body, without a Host, or with
+ * If-None-Match is routed (http-hygiene.ts, caching.ts) and not answered early.
+ */
+const shapeOf = (headers: IncomingHttpHeaders): string =>
+  `${headers.origin ?? ''}\n${headers['accept-encoding'] ?? ''}\n${headers['x-no-compression'] !== undefined}`;
+
+/** The body a kept answer was sent with under these headers; null when it is none of those kept (another hook changed it). */
+function sentBody(answer: EncodedAnswer, headers: SentHeaders): Buffer | null {
+  const encoding = headers['content-encoding'];
+  const body = encoding === undefined ? answer.json : answer.compressed.get(encoding as 'br' | 'gzip');
+  return body !== undefined && Number(headers['content-length']) === body.length ? body : null;
 }
 
 /**
@@ -62,6 +104,9 @@ function sharedKey(url: string, page: SharedPage, request: FastifyRequest): stri
  */
 export class SharedAnswers {
   private readonly entries = new Map<string, Entry>();
+  private readonly learnedUrls = new Map<string, SharedRoute>();
+  /** The answer each routed request was sent, until its headers are kept. */
+  private readonly sending = new WeakMap<IncomingMessage, { key: string; answer: EncodedAnswer }>();
   private listening = false;
   private waiting: ChainChange[] = [];
   private walPosition: string | null = null;
@@ -116,20 +161,63 @@ export class SharedAnswers {
   }
 
   /** The answer kept under `key`, else the one `compute` gives, kept for the requests after. */
-  answer(key: string, page: SharedPage, compute: () => Promise<EncodedAnswer>): Promise<EncodedAnswer> {
+  private answer(key: string, page: SharedPage, compute: () => Promise<EncodedAnswer>): Promise<EncodedAnswer> {
     const now = Date.now();
     const kept = this.entries.get(key);
     if (kept !== undefined && now - kept.startedAt <= this.maxAgeMs) return kept.answer;
-    const entry: Entry = { page, startedAt: now, answer: compute(), bytes: 0 };
+    const entry: Entry = { page, startedAt: now, answer: compute(), settled: null, bytes: 0, sentHeaders: new Map() };
     this.entries.set(key, entry);
     entry.answer.then(
       (answer) => {
+        entry.settled = answer;
         entry.bytes = encodedSize(answer);
       },
       // A failure is not kept: the next request computes again.
       () => this.entries.get(key) === entry && this.entries.delete(key),
     );
     return entry.answer;
+  }
+
+  /**
+   * The answer a routed request for a shared page is given: the kept one, or one computed and kept.
+   * The URL is learned, and the headers its answer is sent with are kept (`answered`) for the requests
+   * of the same shape after it, answered early. Null when the request asks for no shared answer.
+   */
+  route(
+    route: SharedRoute,
+    request: IncomingMessage,
+    query: Record<string, unknown>,
+    compute: () => Promise<EncodedAnswer>,
+  ): Promise<EncodedAnswer> | null {
+    const key = this.active ? sharedKey(route, query, request.headers) : null;
+    if (key === null) return null;
+    if (this.learnedUrls.size < MAX_LEARNED_URLS && request.url !== undefined) this.learnedUrls.set(request.url, route);
+    return this.answer(key, route.page, compute).then((answer) => {
+      this.sending.set(request, { key, answer });
+      return answer;
+    });
+  }
+
+  /** A routed request's answer is sent: its headers serve the requests of its shape while the answer is kept. */
+  answered(request: IncomingMessage, reply: FastifyReply): void {
+    const sent = this.sending.get(request);
+    this.sending.delete(request);
+    if (sent === undefined || reply.statusCode !== 200) return;
+    const entry = this.entries.get(sent.key);
+    if (entry?.settled !== sent.answer || entry.sentHeaders.size >= MAX_SHAPES_PER_ANSWER) return;
+    const headers = reply.getHeaders();
+    if (sentBody(sent.answer, headers) !== null) entry.sentHeaders.set(shapeOf(request.headers), headers);
+  }
+
+  /** The kept answer for an unrouted request, when a routed request of its URL and shape was sent it; else null. */
+  early(request: IncomingMessage): EarlyAnswer | null {
+    const route = request.url === undefined || !this.active ? undefined : this.learnedUrls.get(request.url);
+    if (route === undefined) return null;
+    const entry = this.entries.get(answerKey(route, request.headers));
+    if (entry?.settled == null || Date.now() - entry.startedAt > this.maxAgeMs) return null;
+    const headers = entry.sentHeaders.get(shapeOf(request.headers));
+    const body = headers === undefined ? null : sentBody(entry.settled, headers);
+    return body === null ? null : { route: route.url, headers: headers!, body };
   }
 }
 
@@ -143,12 +231,13 @@ export function registerSharedAnswers(app: ApiApp, shared: SharedAnswers): void 
     const page = route.config?.sharedAnswer;
     if (page === undefined) return;
     const handler = route.handler;
-    const url = route.url;
+    const sharedRoute = { url: route.url, page };
     route.handler = function (request, reply) {
-      const key = shared.active ? sharedKey(url, page, request) : null;
-      if (key === null) return handler.call(this, request, reply);
       const compute = () => outsideRequest(async () => encodeAnswer(reply.serialize(await handler.call(this, request, reply))));
-      return shared.answer(key, page, compute).then((answer) => sendEncoded(request, reply, answer));
+      const answer = shared.route(sharedRoute, request.raw, (request.query ?? {}) as Record<string, unknown>, compute);
+      return answer === null ? handler.call(this, request, reply) : answer.then((encoded) => sendEncoded(request, reply, encoded));
     };
+    const onResponse = async (request: FastifyRequest, reply: FastifyReply) => shared.answered(request.raw, reply);
+    route.onResponse = [...[route.onResponse ?? []].flat(), onResponse];
   });
 }

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import { createRpcClient, type RpcClient } from '../../src/chain/rpc.js';
 import { startAnvil, type AnvilNode } from '../../src/demo/anvil.js';
 import { type Indexer, startIndexer } from '../../src/indexer/blocks/indexer.js';
 import type { Hex } from '../../src/model.js';
+import type { BulkLoadState } from '../../src/store/read/bulk-load.js';
 import type { Db } from '../../src/store/read/sql.js';
 import { type TestDatabase, createTestDatabase } from '../support/database.js';
 import { getOk } from '../support/http-client.js';
@@ -162,4 +164,108 @@ test('a reorg replaces the shared answers that show the blocks it took back', as
   assert.ok(!(await homeBlocks()).some((b) => b.hash === lost.hash), 'the lost block is gone from the home page');
   assert.notEqual(JSON.stringify(blocks), lostAnswer);
   assert.equal((await shared.get('/api/v2/blocks')).text, (await direct.get('/api/v2/blocks')).text, 'as a request computed alone');
+});
+
+/** The requests an API has answered with a kept answer before routing them, by its /metrics. */
+async function answeredEarly(api: RunningApi): Promise<number> {
+  const line = /^sextant_http_requests_answered_early_total (\d+)$/m.exec(await (await fetch(api.base + '/metrics')).text());
+  assert.ok(line !== null, '/metrics counts the answers sent early');
+  return Number(line[1]);
+}
+
+/** An answer's headers, but those Node writes on every response. */
+const answerHeaders = (headers: Headers): Record<string, string> =>
+  Object.fromEntries([...headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)));
+
+/** A GET with a body, which no route of the API takes. */
+function getWithBody(api: RunningApi, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      api.base + path,
+      { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': '2' } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      },
+    );
+    request.on('error', reject);
+    request.end('{}');
+  });
+}
+
+test('a kept answer is sent before routing, with the headers a routed request of the same URL and shape was given', async () => {
+  const pages = ['/api/v2/stats', '/api/v2/main-page/blocks', '/api/v2/blocks?type=block', '/api/v2/transactions', '/api/v2/tokens'];
+  const shapes: Record<string, string>[] = [
+    {},
+    { 'accept-encoding': 'br' },
+    { 'accept-encoding': 'gzip, deflate, br, zstd' },
+    { 'updated-gas-oracle': 'true', 'x-no-compression': '1' },
+  ];
+  for (const [p, path] of pages.entries()) {
+    for (const [s, shape] of shapes.entries()) {
+      // An origin of its own: no request of this shape was answered before, so the first is routed.
+      const headers = { ...shape, origin: `https://${p}-${s}.example` };
+      const before = await answeredEarly(shared);
+      const routed = await shared.get(path, headers);
+      assert.equal(await answeredEarly(shared), before, `${path} ${JSON.stringify(shape)}: the first request is routed`);
+      const early = await shared.get(path, headers);
+      assert.equal(await answeredEarly(shared), before + 1, `${path} ${JSON.stringify(shape)}: the next is answered early`);
+      assert.equal(early.status, 200);
+      assert.equal(early.text, routed.text, path);
+      assert.deepEqual(answerHeaders(early.headers), answerHeaders(routed.headers), `${path} ${JSON.stringify(shape)}`);
+    }
+  }
+
+  // What a hook before the route answers otherwise is routed: a revalidation, a HEAD, a body.
+  const path = '/api/v2/main-page/blocks';
+  const kept = await shared.get(path);
+  const before = await answeredEarly(shared);
+  const revalidated = await fetch(shared.base + path, { headers: { 'if-none-match': kept.headers.get('etag')! } });
+  assert.equal(revalidated.status, 304);
+  assert.equal((await fetch(shared.base + path, { method: 'HEAD' })).status, 200);
+  assert.equal(await getWithBody(shared, path), 413);
+  assert.equal(await answeredEarly(shared), before, 'none of them answered early');
+});
+
+test('answers are sent early from the origins CORS allows as it would, never under a rate limit, nor while a bulk load refuses the page', async () => {
+  let bulkLoad: BulkLoadState | null = null;
+  const sharing = { changeConnection: { connectionString: db.url }, sharedAnswersMaxAgeMs: keptMs };
+  const listed = await startApi(db.pool, { ...sharing, corsOrigins: ['https://allowed.example'], bulkLoad: () => bulkLoad });
+  const limited = await startApi(db.pool, { ...sharing, rateLimit: { max: 1000, intervalMs: 60_000, allowList: [] } });
+  try {
+    const path = '/api/v2/main-page/blocks';
+    const allowed = 'https://allowed.example';
+    // The change feed is heard a moment after the start: answers are shared, and sent early, from then on.
+    await waitFor(
+      async () => {
+        await listed.get(path, { origin: allowed });
+        return (await answeredEarly(listed)) > 0;
+      },
+      'an answer sent early',
+      { timeoutMs: 30_000 },
+    );
+    for (const origin of [allowed, 'https://other.example']) {
+      const before = await answeredEarly(listed);
+      const first = await listed.get(path, { origin });
+      const second = await listed.get(path, { origin });
+      // The allowed origin's shape was answered already; the other's first request is routed.
+      assert.equal(await answeredEarly(listed), before + (origin === allowed ? 2 : 1), origin);
+      assert.deepEqual(answerHeaders(second.headers), answerHeaders(first.headers), origin);
+      assert.equal(second.headers.get('access-control-allow-origin'), origin === allowed ? origin : null, origin);
+    }
+    const before = await answeredEarly(listed);
+    bulkLoad = { phase: 'loading', firstBlock: 0n, lastBlock: 100n, stepsDone: 0, stepsTotal: null };
+    assert.equal((await listed.get(path, { origin: 'https://allowed.example' })).status, 503, 'the bulk load guard answers');
+    bulkLoad = null;
+    assert.equal((await listed.get(path, { origin: 'https://allowed.example' })).status, 200);
+    assert.equal(await answeredEarly(listed), before + 1, 'only the request after the bulk load was answered early');
+
+    const remaining: string[] = [];
+    for (let n = 0; n < 4; n++) remaining.push((await limited.get(path)).headers.get('x-ratelimit-remaining')!);
+    assert.deepEqual(remaining, ['999', '998', '997', '996'], 'every request is counted');
+    assert.equal(await answeredEarly(limited), 0);
+  } finally {
+    await listed.close();
+    await limited.close();
+  }
 });

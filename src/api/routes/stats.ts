@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { readChainTiming } from '../../store/read/chain.js';
 import { readCoinMarket } from '../../store/read/market.js';
 import { readActivitySince, readChainTotals, readNetworkUtilization } from '../../store/read/stats.js';
@@ -14,7 +14,7 @@ const utilizationBlocks = 50;
 const startOfUtcDay = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 
 /** Whether gas_prices are given as objects (Blockscout's newer shape) rather than numbers. */
-const gasPriceObjects = (request: FastifyRequest): boolean => request.headers['updated-gas-oracle'] === 'true';
+const gasPriceObjects = (headers: IncomingHttpHeaders): boolean => headers['updated-gas-oracle'] === 'true';
 
 /** The home page's figures: totals kept with the block writes, the rest from the newest blocks. */
 export const statsRoute: ApiRoute = (app, { db }) => {
@@ -26,7 +26,7 @@ export const statsRoute: ApiRoute = (app, { db }) => {
       // The shape of gas_prices depends on this header: caches must keep the two apart.
       onRequest: async (_request, reply) => void reply.header('vary', 'updated-gas-oracle'),
       // Gas prices, utilisation and today's figures come from the newest blocks; the day's turn and a new coin price wait for the age limit.
-      config: { sharedAnswer: { changedBy: [...headChanges, 'traced'], variant: (request) => String(gasPriceObjects(request)) } },
+      config: { sharedAnswer: { changedBy: [...headChanges, 'traced'], variant: (headers) => String(gasPriceObjects(headers)) } },
     },
     async (request) => {
       const [totals, timing, oracle, networkUtilization, today, coin] = await Promise.all([
@@ -37,7 +37,15 @@ export const statsRoute: ApiRoute = (app, { db }) => {
         readActivitySince(db, startOfUtcDay(new Date())),
         readCoinMarket(db),
       ]);
-      return statsView({ totals, timing, gasPrices: oracle, gasPriceObjects: gasPriceObjects(request), networkUtilization, today, coin });
+      return statsView({
+        totals,
+        timing,
+        gasPrices: oracle,
+        gasPriceObjects: gasPriceObjects(request.headers),
+        networkUtilization,
+        today,
+        coin,
+      });
     },
   );
 };
