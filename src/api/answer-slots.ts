@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { availableParallelism } from 'node:os';
 
 /** Requests are waiting for every slot, and for more than the line holds. */
@@ -11,13 +12,13 @@ export class AnswerSlotsFullError extends Error {
 }
 
 /**
- * Answers that can be large (a thousand logs, ten thousand transactions) computed a few at a time:
- * each holds its rows, their objects and its JSON until it is serialized, and 64 clients asking for
- * them at once held 64 of each (the getLogs pages raised `serve`'s peak RSS from 219 to 261 MB under
- * the API benchmark). A few at a time answer as many a second or more (bench/README.md, "Large answers
- * a few at a time"). The rest wait in line, in order, up to `maxWaiting`; past that a request is
- * refused at once. A request whose client leaves while it waits is not taken out of the line: its
- * first query fails at once (client-gone.ts) and frees the slot.
+ * Answers that can be large (a thousand logs, ten thousand transactions) computed and written a few at
+ * a time: each holds its rows, their objects and its JSON until it is serialized, then its body until
+ * the socket takes it, and 64 clients asking for them at once held 64 of each (the getLogs pages raised
+ * `serve`'s peak RSS from 219 to 261 MB under the API benchmark). A few at a time answer as many a
+ * second or more (bench/README.md, "Large answers a few at a time"). The rest wait in line, in order,
+ * up to `maxWaiting`; past that a request is refused at once. A request whose client leaves while it
+ * waits is not taken out of the line: its first query fails at once (client-gone.ts) and frees the slot.
  */
 export class AnswerSlots {
   private busy = 0;
@@ -44,6 +45,26 @@ export class AnswerSlots {
       else next();
     }
   }
+}
+
+/** The longest a slot waits for its answer to be written (`handedOver`): a client that reads slower holds it no longer. */
+export const MAX_WRITE_WAIT_MS = 1000;
+
+/**
+ * Resolves once the answer has been handed to the socket (or the connection has closed), or after
+ * `maxWaitMs`: an answer the client has not read yet waits in the process's memory, not the kernel's.
+ */
+export function handedOver(response: ServerResponse, maxWaitMs: number): Promise<void> {
+  if (response.writableFinished || response.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      response.off('finish', done).off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, maxWaitMs);
+    response.once('finish', done).once('close', done);
+  });
 }
 
 /** Two slots a core: one computes while the other's queries wait on the database. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AnswerSlots, WAITING_PER_SLOT, answerSlotsPerProcess } from '../answer-slots.js';
+import { AnswerSlots, MAX_WRITE_WAIT_MS, WAITING_PER_SLOT, answerSlotsPerProcess, handedOver } from '../answer-slots.js';
 import { InvalidParametersError, isDatabaseUnavailable } from '../errors.js';
 import type { ApiRoute } from '../route.js';
 import { accountActions } from './account.js';
@@ -121,20 +121,23 @@ export const etherscanRoute: ApiRoute = (app, context) => {
       schema: { querystring: Querystring, response: { 200: Answer } },
       errorHandler: sendEnvelopeError,
       handler: async (request, reply) => {
+        const untyped = reply as unknown as FastifyReply;
+        const send = (answer: SentAnswer) => untyped.code(answer.httpStatus).type('application/json; charset=utf-8').send(answer.json);
         const params = actionParams(request.query, request.body);
         const module = params.get('module');
         const action = params.get('action');
-        let answer: SentAnswer;
         if (module === undefined || action === undefined) {
-          answer = sent({ httpStatus: 400, body: errorBody("Params 'module' and 'action' are required parameters") });
-        } else {
-          const handle = route(module, action);
-          const compute = async () =>
-            sent(handle === null ? { httpStatus: 400, body: errorBody('Unknown action') } : await handle(params, context));
-          answer = handle !== null && isListAction(handle) ? await lists.run(compute) : await compute();
+          return send(sent({ httpStatus: 400, body: errorBody("Params 'module' and 'action' are required parameters") }));
         }
-        const untyped = reply as unknown as FastifyReply;
-        return untyped.code(answer.httpStatus).type('application/json; charset=utf-8').send(answer.json);
+        const handle = route(module, action);
+        if (handle === null) return send(sent({ httpStatus: 400, body: errorBody('Unknown action') }));
+        if (!isListAction(handle)) return send(sent(await handle(params, context)));
+        // A list's slot is held until its answer is written too: its body is as large as its rows.
+        await lists.run(async () => {
+          send(sent(await handle(params, context)));
+          await handedOver(reply.raw, MAX_WRITE_WAIT_MS);
+        });
+        return untyped;
       },
     });
   }
