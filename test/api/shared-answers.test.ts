@@ -269,3 +269,41 @@ test('answers are sent early from the origins CORS allows as it would, never und
     await limited.close();
   }
 });
+
+test('an API closes while a client keeps asking for a kept answer on its one connection', async () => {
+  const closing = await startApi(db.pool, { changeConnection: { connectionString: db.url }, sharedAnswersMaxAgeMs: keptMs });
+  const path = '/api/v2/main-page/blocks';
+  await waitFor(
+    async () => {
+      await closing.get(path);
+      return (await answeredEarly(closing)) > 0;
+    },
+    'an answer sent early',
+    { timeoutMs: 30_000 },
+  );
+  const statuses = new Set<number>();
+  let asking = true;
+  const client = (async () => {
+    // One kept-alive connection (fetch's), asked again as soon as each answer is read.
+    while (asking) {
+      try {
+        const response = await fetch(closing.base + path);
+        await response.text();
+        statuses.add(response.status);
+      } catch {
+        return;
+      }
+    }
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  let timer: NodeJS.Timeout | undefined;
+  const hangs = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the close waits on the client')), 20_000)));
+  try {
+    await Promise.race([closing.close(), hangs]);
+  } finally {
+    clearTimeout(timer);
+    asking = false;
+    await client;
+  }
+  assert.ok(statuses.has(200), `answered before the close: ${[...statuses].join(', ')}`);
+});
