@@ -45,8 +45,14 @@ interface Entry {
   /** The answer once computed. */
   settled: EncodedAnswer | null;
   bytes: number;
-  /** The headers a routed request of each shape (`shapeOf`) was answered with: those of the answers sent early. */
-  sentHeaders: Map<string, SentHeaders>;
+  /** How a routed request of each shape (`shapeOf`) was answered: the headers and body of the answers sent early. */
+  sentAs: Map<string, SentAnswer>;
+}
+
+/** The headers a kept answer was sent with, and the body (identity or compressed) they name. */
+interface SentAnswer {
+  headers: SentHeaders;
+  body: Buffer;
 }
 
 /** A shared page's route, as a URL that asks for its shared answer names it. */
@@ -56,10 +62,8 @@ interface SharedRoute {
 }
 
 /** A kept answer for a request that has not been routed, and the headers a routed request of its shape was given. */
-export interface EarlyAnswer {
+export interface EarlyAnswer extends SentAnswer {
   route: string;
-  headers: SentHeaders;
-  body: Buffer;
 }
 
 /** The URLs learned to ask for a shared answer, at most: enough for every default spelling of every shared page. */
@@ -162,10 +166,9 @@ export class SharedAnswers {
 
   /** The answer kept under `key`, else the one `compute` gives, kept for the requests after. */
   private answer(key: string, page: SharedPage, compute: () => Promise<EncodedAnswer>): Promise<EncodedAnswer> {
-    const now = Date.now();
-    const kept = this.entries.get(key);
-    if (kept !== undefined && now - kept.startedAt <= this.maxAgeMs) return kept.answer;
-    const entry: Entry = { page, startedAt: now, answer: compute(), settled: null, bytes: 0, sentHeaders: new Map() };
+    const kept = this.kept(key);
+    if (kept !== undefined) return kept.answer;
+    const entry: Entry = { page, startedAt: Date.now(), answer: compute(), settled: null, bytes: 0, sentAs: new Map() };
     this.entries.set(key, entry);
     entry.answer.then(
       (answer) => {
@@ -204,20 +207,24 @@ export class SharedAnswers {
     this.sending.delete(request);
     if (sent === undefined || reply.statusCode !== 200) return;
     const entry = this.entries.get(sent.key);
-    if (entry?.settled !== sent.answer || entry.sentHeaders.size >= MAX_SHAPES_PER_ANSWER) return;
+    if (entry?.settled !== sent.answer || entry.sentAs.size >= MAX_SHAPES_PER_ANSWER) return;
     const headers = reply.getHeaders();
-    if (sentBody(sent.answer, headers) !== null) entry.sentHeaders.set(shapeOf(request.headers), headers);
+    const body = sentBody(sent.answer, headers);
+    if (body !== null) entry.sentAs.set(shapeOf(request.headers), { headers, body });
   }
 
   /** The kept answer for an unrouted request, when a routed request of its URL and shape was sent it; else null. */
   early(request: IncomingMessage): EarlyAnswer | null {
     const route = request.url === undefined || !this.active ? undefined : this.learnedUrls.get(request.url);
     if (route === undefined) return null;
-    const entry = this.entries.get(answerKey(route, request.headers));
-    if (entry?.settled == null || Date.now() - entry.startedAt > this.maxAgeMs) return null;
-    const headers = entry.sentHeaders.get(shapeOf(request.headers));
-    const body = headers === undefined ? null : sentBody(entry.settled, headers);
-    return body === null ? null : { route: route.url, headers: headers!, body };
+    const sent = this.kept(answerKey(route, request.headers))?.sentAs.get(shapeOf(request.headers));
+    return sent === undefined ? null : { route: route.url, ...sent };
+  }
+
+  /** The entry under `key`, while younger than the age limit. */
+  private kept(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    return entry !== undefined && Date.now() - entry.startedAt <= this.maxAgeMs ? entry : undefined;
   }
 }
 
