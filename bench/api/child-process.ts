@@ -27,14 +27,26 @@ export async function freePort(): Promise<number> {
  * Starts `node <args>` (a built script, or `--import tsx` and a source file) that serves HTTP on
  * `port` of 127.0.0.1, and waits until GET `readyPath` answers 200.
  */
-export async function startNodeChild(
+export function startNodeChild(
   args: string[],
   env: Record<string, string>,
   port: number,
   readyPath: string,
   timeoutMs = 120_000,
 ): Promise<RunningChild> {
-  const child = spawn(process.execPath, args, {
+  return startChild(process.execPath, args, env, port, readyPath, timeoutMs);
+}
+
+/** Starts `command <args>`, which serves HTTP on `port` of 127.0.0.1, and waits until GET `readyPath` answers 200. */
+async function startChild(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+  timeoutMs: number,
+): Promise<RunningChild> {
+  const child = spawn(command, args, {
     // tsx resolves from the working directory.
     cwd: repositoryRoot,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
@@ -71,12 +83,22 @@ export async function startNodeChild(
   };
 }
 
-// The built CLI, as production runs it (`npm run bench*` builds it first): tsx's loader would add its own memory and CPU.
-const cli = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+// The sextant command, which runs the built CLI as production does (`npm run bench*` builds it first):
+// tsx's loader would add its own memory and CPU.
+const sextant = new URL('../../bin/sextant', import.meta.url).pathname;
 
-/** `sextant serve` on the database, under these node flags; request logging off (LOG_LEVEL=warn) so the figures are the API's. */
+/**
+ * `sextant serve` on the database, with these node flags in NODE_OPTIONS (after the command's own, so
+ * that they win); request logging off (LOG_LEVEL=warn) so the figures are the API's.
+ */
 export async function startServe(databaseUrl: string, nodeFlags: readonly string[]): Promise<RunningChild> {
   const port = await freePort();
-  const env = { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-  return startNodeChild([...nodeFlags, cli, 'serve'], env, port, '/health');
+  const env = {
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...(nodeFlags.length > 0 ? { NODE_OPTIONS: nodeFlags.join(' ') } : {}),
+  };
+  return startChild(sextant, ['serve'], env, port, '/health', 120_000);
 }

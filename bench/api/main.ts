@@ -2,8 +2,8 @@
  * `npm run bench:api -- --scale small|full [--database-url <url>] [--only <ids>] [--connections <list>] [--no-signatures] [--serve-node-flags <list>]`:
  * the API benchmark on its own (`--only`: the endpoints of `cases.ts` to measure, comma-separated;
  * `--connections`: the concurrencies, 1,64 by default; `--no-signatures`: with the signatures table
- * emptied, so that nothing unverified is decoded; `--serve-node-flags`: flags for the node running
- * `sextant serve`, comma-separated). With
+ * emptied, so that nothing unverified is decoded; `--serve-node-flags`: node flags for `sextant serve`,
+ * comma-separated, in its NODE_OPTIONS after the command's own). With
  * a database URL, on that already indexed database; without one, on a new database (sextant_bench_api_
  * and the scale) filled by the bench chain's direct loader, kept afterwards so that a later run can be
  * pointed at it.

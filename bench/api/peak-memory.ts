@@ -1,5 +1,6 @@
 /**
- * What a run of pages at 64 clients costs `sextant serve` (the built CLI) in memory: its RSS idle
+ * What a run of pages at 64 clients costs `sextant serve` (the sextant command, with each --node-flag
+ * in its NODE_OPTIONS) in memory: its RSS idle
  * (4 s after it answers), then each path loaded at c=64 in turn (autocannon, after 2,000 requests to
  * warm up) and its requests/s, then the process's peak RSS (VmHWM) over the whole run. A fresh
  * process per run, so that two builds or two sets of node flags compare on the same pages.

@@ -16,7 +16,7 @@ if (databaseUrl === undefined || paths.length === 0 || !Number.isInteger(request
   throw new Error('usage: npm run bench:promotion -- <database url> [--requests N] <path>...');
 }
 
-const serve = await startServe(databaseUrl, ['--trace-gc-nvp']);
+const serve = await startServe(databaseUrl, ['--import', new URL('./trace-gc-nvp.mjs', import.meta.url).pathname]);
 
 /** A number a --trace-gc-nvp line gives as `name=value`. */
 const traced = (line: string, name: string) => Number(new RegExp(` ${name}=(\\d+)`).exec(line)?.[1] ?? 0);

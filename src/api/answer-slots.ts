@@ -17,7 +17,7 @@ export class AnswerSlotsFullError extends Error {
  * the socket takes it, and 64 clients asking for them at once held 64 of each (the getLogs pages raised
  * `serve`'s peak RSS from 219 to 261 MB under the API benchmark). A few at a time answer as many a
  * second or more (bench/README.md, "Large answers a few at a time"). The rest wait in line, in order,
- * up to `maxWaiting`; past that a request is refused at once. A request whose client leaves while it
+ * up to `maxWaiting`; past that `run` refuses a request at once. A request whose client leaves while it
  * waits is not taken out of the line: its first query fails at once (client-gone.ts) and frees the slot.
  */
 export class AnswerSlots {
@@ -29,20 +29,35 @@ export class AnswerSlots {
     private readonly maxWaiting: number,
   ) {}
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  /**
+   * A slot, once one is free: the function that gives it back (once; a second call does nothing).
+   * Null at once, and no slot, when `maxWaiting` requests wait already.
+   */
+  async take(): Promise<(() => void) | null> {
     if (this.busy >= this.slots) {
-      if (this.line.length >= this.maxWaiting) throw new AnswerSlotsFullError();
-      // The slot is handed over by the task that ends, so that no request arriving meanwhile takes it first.
+      if (this.line.length >= this.maxWaiting) return null;
+      // The slot is handed over by the holder that gives it back, so that no request arriving meanwhile takes it first.
       await new Promise<void>((resolve) => this.line.push(resolve));
     } else {
       this.busy += 1;
     }
-    try {
-      return await task();
-    } finally {
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
       const next = this.line.shift();
       if (next === undefined) this.busy -= 1;
       else next();
+    };
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    const giveBack = await this.take();
+    if (giveBack === null) throw new AnswerSlotsFullError();
+    try {
+      return await task();
+    } finally {
+      giveBack();
     }
   }
 }

@@ -22,6 +22,7 @@ import { type RateLimitOptions, registerRateLimit } from './rate-limit.js';
 import { type MetricsOptions, registerMetrics } from './metrics.js';
 import { RequestLog, type RequestLogLevel } from './request-log.js';
 import { registerOpenApi } from './openapi.js';
+import { registerRequestSlots } from './request-slots.js';
 import { registerStrictInput } from './strict-input.js';
 import type { ApiApp, ApiContext, ApiRoute, IndexingSettings, PastCoinBalances, ProxyCheckService, VerificationService } from './route.js';
 import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
@@ -281,6 +282,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   registerHttpHygiene(app);
   registerStrictInput(app);
   if (options.bulkLoad) registerBulkLoadGuard(app, options.bulkLoad);
+  registerRequestSlots(app);
   // In this order: the ETag is the hash of the body before compression.
   await registerCaching(app);
   await registerCompression(app);
