@@ -32,7 +32,7 @@ export function startNodeChild(
   env: Record<string, string>,
   port: number,
   readyPath: string,
-  timeoutMs = 120_000,
+  timeoutMs?: number,
 ): Promise<RunningChild> {
   return startChild(process.execPath, args, env, port, readyPath, timeoutMs);
 }
@@ -44,7 +44,7 @@ async function startChild(
   env: Record<string, string>,
   port: number,
   readyPath: string,
-  timeoutMs: number,
+  timeoutMs = 120_000,
 ): Promise<RunningChild> {
   const child = spawn(command, args, {
     // tsx resolves from the working directory.
@@ -100,5 +100,5 @@ export async function startServe(databaseUrl: string, nodeFlags: readonly string
     LOG_LEVEL: 'warn',
     ...(nodeFlags.length > 0 ? { NODE_OPTIONS: nodeFlags.join(' ') } : {}),
   };
-  return startChild(sextant, ['serve'], env, port, '/health', 120_000);
+  return startChild(sextant, ['serve'], env, port, '/health');
 }

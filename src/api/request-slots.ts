@@ -3,7 +3,7 @@ import { AnswerSlots, WAITING_PER_SLOT, answerSlotsPerProcess } from './answer-s
 import type { ApiApp } from './route.js';
 
 /** The longest a request holds its slot: one that takes longer goes on without it, and the next in line starts. */
-export const SLOT_LEASE_MS = 50;
+const SLOT_LEASE_MS = 50;
 
 const slotGiven = Symbol('slotGiven');
 type SlottedRequest = FastifyRequest & { [slotGiven]?: () => void };

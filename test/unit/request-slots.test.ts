@@ -38,13 +38,24 @@ async function heldServer(leaseMs: number) {
   return { app, base, started, release, waitStarted };
 }
 
+type HeldServer = Awaited<ReturnType<typeof heldServer>>;
+
+/** Runs `use` against a fresh held server (`heldServer`), closed afterwards whatever happens. */
+async function withHeldServer(leaseMs: number, use: (server: HeldServer) => Promise<void>): Promise<void> {
+  const server = await heldServer(leaseMs);
+  try {
+    await use(server);
+  } finally {
+    await server.app.close();
+  }
+}
+
 const settle = async (rounds = 20) => {
   for (let i = 0; i < rounds; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
 };
 
 test('routed GETs run one a slot: the next starts once the answer before it is written, in the order they came', async () => {
-  const { app, base, started, release, waitStarted } = await heldServer(60_000);
-  try {
+  await withHeldServer(60_000, async ({ base, started, release, waitStarted }) => {
     const answers = ['a', 'b', 'c'].map(async (name) => {
       const response = await fetch(`${base}/held/${name}`);
       return ((await response.json()) as { name: string }).name;
@@ -60,14 +71,11 @@ test('routed GETs run one a slot: the next starts once the answer before it is w
     await waitStarted('c');
     release('c');
     assert.deepEqual(await Promise.all(answers), ['a', 'b', 'c']);
-  } finally {
-    await app.close();
-  }
+  });
 });
 
 test('a request that holds its slot past the lease lets the next one start, and still answers', async () => {
-  const { app, base, release, waitStarted } = await heldServer(100);
-  try {
+  await withHeldServer(100, async ({ base, release, waitStarted }) => {
     const first = fetch(`${base}/held/a`);
     await waitStarted('a');
     // With the lease, b starts while a still waits for its release: without it, this waits forever.
@@ -77,14 +85,11 @@ test('a request that holds its slot past the lease lets the next one start, and 
     release('a');
     assert.equal((await first).status, 200);
     assert.equal((await second).status, 200);
-  } finally {
-    await app.close();
-  }
+  });
 });
 
 test('requests other than GET and HEAD never wait for a slot', async () => {
-  const { app, base, release, waitStarted } = await heldServer(60_000);
-  try {
+  await withHeldServer(60_000, async ({ base, release, waitStarted }) => {
     const get = fetch(`${base}/held/a`);
     await waitStarted('a');
     const post = fetch(`${base}/held/b`, { method: 'POST' });
@@ -93,14 +98,11 @@ test('requests other than GET and HEAD never wait for a slot', async () => {
     assert.equal((await post).status, 200);
     release('a');
     assert.equal((await get).status, 200);
-  } finally {
-    await app.close();
-  }
+  });
 });
 
 test('past the line of WAITING_PER_SLOT a request goes on at once rather than wait', async () => {
-  const { app, base, started, release, waitStarted } = await heldServer(60_000);
-  try {
+  await withHeldServer(60_000, async ({ base, started, release, waitStarted }) => {
     const first = fetch(`${base}/held/first`);
     await waitStarted('first');
     const waiting = Array.from({ length: WAITING_PER_SLOT }, () => fetch(`${base}/quick`));
@@ -113,14 +115,11 @@ test('past the line of WAITING_PER_SLOT a request goes on at once rather than wa
     release('first');
     assert.equal((await first).status, 200);
     for (const response of await Promise.all(waiting)) assert.equal(response.status, 200);
-  } finally {
-    await app.close();
-  }
+  });
 });
 
 test('a client that leaves while it waits gives its slot back when its turn comes', async () => {
-  const { app, base, release, waitStarted } = await heldServer(60_000);
-  try {
+  await withHeldServer(60_000, async ({ base, release, waitStarted }) => {
     const first = fetch(`${base}/held/a`);
     await waitStarted('a');
     const { port } = new URL(base);
@@ -134,7 +133,5 @@ test('a client that leaves while it waits gives its slot back when its turn come
     assert.equal((await first).status, 200);
     // The slot would stay with the client that left for the whole lease (a minute): this answers at once.
     assert.equal((await fetch(`${base}/quick`)).status, 200);
-  } finally {
-    await app.close();
-  }
+  });
 });
