@@ -20,7 +20,13 @@ export class AnswerSlotsFullError extends Error {
  * up to `maxWaiting`; past that `run` refuses a request at once. A request whose client leaves while it
  * waits is not taken out of the line: its first query fails at once (client-gone.ts) and frees the slot.
  */
-export class AnswerSlots {
+/** How many requests hold a slot, and how many wait for one. */
+export interface SlotUse {
+  readonly held: number;
+  readonly waiting: number;
+}
+
+export class AnswerSlots implements SlotUse {
   private busy = 0;
   private readonly line: (() => void)[] = [];
 
@@ -28,6 +34,14 @@ export class AnswerSlots {
     private readonly slots: number,
     private readonly maxWaiting: number,
   ) {}
+
+  get held(): number {
+    return this.busy;
+  }
+
+  get waiting(): number {
+    return this.line.length;
+  }
 
   /**
    * A slot, once one is free: the function that gives it back (once; a second call does nothing).

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { NodeRequestErrors } from '../model.js';
 import { readIndexFigures } from '../store/read/index-figures.js';
+import type { SlotUse } from './answer-slots.js';
 import type { ApiApp, ApiContext } from './route.js';
 
 /** The connections of a pg.Pool: all of them, the idle ones, and the queries waiting for one. */
@@ -18,6 +19,8 @@ export interface MetricsOptions {
   websocketClients: () => number;
   /** The bytes the shared answers hold (shared-answers.ts). */
   sharedAnswerBytes: () => number;
+  /** The routed reads' slots (request-slots.ts). */
+  requestSlots: SlotUse;
 }
 
 export const metricsPath = '/metrics';
@@ -71,6 +74,11 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
     'sextant_shared_answers_bytes',
     'the bytes of the answers kept to share between requests, compressed bodies included',
   );
+  const requestSlots = gauge(
+    'sextant_request_slots',
+    'routed reads holding one of the slots they are computed in (two a core), and those waiting in line for one',
+    ['state'],
+  );
   const nodeErrors = new Counter({
     name: 'sextant_node_request_errors_total',
     help: 'failed JSON-RPC requests to the node (each attempt), by kind',
@@ -97,6 +105,8 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
     }
     websocket.set(options.websocketClients());
     sharedAnswers.set(options.sharedAnswerBytes());
+    requestSlots.set({ state: 'held' }, options.requestSlots.held);
+    requestSlots.set({ state: 'waiting' }, options.requestSlots.waiting);
     nodeErrors.reset();
     for (const [kind, count] of options.nodeErrors ?? []) nodeErrors.inc({ kind }, count);
   };
@@ -104,7 +114,7 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
 
 /**
  * Prometheus's text format at /metrics: the API's requests, the index's progress and backlogs, the
- * node's errors, the pool, the websocket. Returns what counts the requests answered before routing.
+ * node's errors, the pool, the request slots, the websocket. Returns what counts the requests answered before routing.
  */
 export function registerMetrics(app: ApiApp, context: ApiContext, options: MetricsOptions): AnsweredEarly {
   const registry = new Registry();

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AnswerSlots, WAITING_PER_SLOT, answerSlotsPerProcess } from './answer-slots.js';
+import { AnswerSlots, type SlotUse, WAITING_PER_SLOT, answerSlotsPerProcess } from './answer-slots.js';
 import type { ApiApp } from './route.js';
 
 /** The longest a request holds its slot: one that takes longer goes on without it, and the next in line starts. */
@@ -16,9 +16,9 @@ type SlottedRequest = FastifyRequest & { [slotGiven]?: () => void };
  * long: a request gives its slot back once its answer is written, its client leaves, or after
  * SLOT_LEASE_MS, whichever comes first; and a request that finds `WAITING_PER_SLOT` requests a slot
  * waiting already goes on at once, as it would without slots. Shared answers sent early are not routed
- * and never wait.
+ * and never wait. Returns the slots' use, for the metrics.
  */
-export function registerRequestSlots(app: ApiApp, slots = answerSlotsPerProcess(), leaseMs = SLOT_LEASE_MS): void {
+export function registerRequestSlots(app: ApiApp, slots = answerSlotsPerProcess(), leaseMs = SLOT_LEASE_MS): SlotUse {
   const line = new AnswerSlots(slots, WAITING_PER_SLOT * slots);
   app.addHook('onRequest', async (request: SlottedRequest) => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers.upgrade !== undefined) return;
@@ -35,4 +35,5 @@ export function registerRequestSlots(app: ApiApp, slots = answerSlotsPerProcess(
   const release = async (request: SlottedRequest) => request[slotGiven]?.();
   app.addHook('onResponse', release);
   app.addHook('onRequestAbort', release);
+  return line;
 }

@@ -130,7 +130,7 @@ export interface ApiOptions {
   /** Whether plan-stable statements are prepared on each connection (apiStatement); true when omitted. */
   prepareStatements?: boolean;
   /** What GET /metrics reports beside the index: the pool's connections, the node's errors; neither when omitted. */
-  metrics?: Omit<MetricsOptions, 'websocketClients' | 'sharedAnswerBytes'>;
+  metrics?: Omit<MetricsOptions, 'websocketClients' | 'sharedAnswerBytes' | 'requestSlots'>;
 }
 
 /** Every endpoint the API serves. */
@@ -282,7 +282,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   registerHttpHygiene(app);
   registerStrictInput(app);
   if (options.bulkLoad) registerBulkLoadGuard(app, options.bulkLoad);
-  registerRequestSlots(app);
+  const requestSlots = registerRequestSlots(app);
   // In this order: the ETag is the hash of the body before compression.
   await registerCaching(app);
   await registerCompression(app);
@@ -307,6 +307,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     ...options.metrics,
     websocketClients: () => hub.clientCount,
     sharedAnswerBytes: () => shared.keptBytes,
+    requestSlots,
   });
   // A rate limit counts every request: none is answered before it.
   if (!options.rateLimit) {

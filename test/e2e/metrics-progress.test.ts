@@ -155,6 +155,9 @@ test('progress log lines, /health and /metrics follow a catch-up; serve alone ha
     assert.equal(sampleValue(early, 'sextant_websocket_clients'), 1);
     assert.ok(sampleValue(early, 'sextant_db_pool_connections', { state: 'total' })! >= 1);
     assert.ok(sampleValue(early, 'sextant_db_pool_connections', { state: 'waiting' })! >= 0);
+    // The scrape is a routed read itself, and holds a slot while it is answered.
+    assert.ok(sampleValue(early, 'sextant_request_slots', { state: 'held' })! >= 1);
+    assert.equal(sampleValue(early, 'sextant_request_slots', { state: 'waiting' }), 0);
     const healthCount = sampleValue(early, 'sextant_http_request_duration_seconds_count', {
       route: '/health',
       status: '200',

@@ -13,7 +13,7 @@ import type { ApiApp } from '../../src/api/route.js';
  */
 async function heldServer(leaseMs: number) {
   const app = Fastify();
-  registerRequestSlots(app as unknown as ApiApp, 1, leaseMs);
+  const slots = registerRequestSlots(app as unknown as ApiApp, 1, leaseMs);
   const started: string[] = [];
   const releases = new Map<string, () => void>();
   const startedOnce = new Map<string, () => void>();
@@ -35,7 +35,7 @@ async function heldServer(leaseMs: number) {
     assert.ok(resolve, `${name} has not started`);
     resolve();
   };
-  return { app, base, started, release, waitStarted };
+  return { app, base, slots, started, release, waitStarted };
 }
 
 type HeldServer = Awaited<ReturnType<typeof heldServer>>;
@@ -101,12 +101,14 @@ test('requests other than GET and HEAD never wait for a slot', async () => {
   });
 });
 
-test('past the line of WAITING_PER_SLOT a request goes on at once rather than wait', async () => {
-  await withHeldServer(60_000, async ({ base, started, release, waitStarted }) => {
+test('past the line of WAITING_PER_SLOT a request goes on at once rather than wait, and the slots count who holds and who waits', async () => {
+  await withHeldServer(60_000, async ({ base, slots, started, release, waitStarted }) => {
     const first = fetch(`${base}/held/first`);
     await waitStarted('first');
+    assert.deepEqual({ held: slots.held, waiting: slots.waiting }, { held: 1, waiting: 0 });
     const waiting = Array.from({ length: WAITING_PER_SLOT }, () => fetch(`${base}/quick`));
     await settle();
+    assert.deepEqual({ held: slots.held, waiting: slots.waiting }, { held: 1, waiting: WAITING_PER_SLOT });
     const beyond = fetch(`${base}/held/beyond`);
     await waitStarted('beyond');
     assert.deepEqual(started, ['first', 'beyond']);
@@ -115,6 +117,7 @@ test('past the line of WAITING_PER_SLOT a request goes on at once rather than wa
     release('first');
     assert.equal((await first).status, 200);
     for (const response of await Promise.all(waiting)) assert.equal(response.status, 200);
+    assert.deepEqual({ held: slots.held, waiting: slots.waiting }, { held: 0, waiting: 0 });
   });
 });
 
