@@ -11,6 +11,12 @@ export class AnswerSlotsFullError extends Error {
   }
 }
 
+/** How many requests hold a slot, and how many wait for one. */
+export interface SlotUse {
+  readonly held: number;
+  readonly waiting: number;
+}
+
 /**
  * Answers that can be large (a thousand logs, ten thousand transactions) computed and written a few at
  * a time: each holds its rows, their objects and its JSON until it is serialized, then its body until
@@ -20,12 +26,6 @@ export class AnswerSlotsFullError extends Error {
  * up to `maxWaiting`; past that `run` refuses a request at once. A request whose client leaves while it
  * waits is not taken out of the line: its first query fails at once (client-gone.ts) and frees the slot.
  */
-/** How many requests hold a slot, and how many wait for one. */
-export interface SlotUse {
-  readonly held: number;
-  readonly waiting: number;
-}
-
 export class AnswerSlots implements SlotUse {
   private busy = 0;
   private readonly line: (() => void)[] = [];

@@ -114,7 +114,8 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
 
 /**
  * Prometheus's text format at /metrics: the API's requests, the index's progress and backlogs, the
- * node's errors, the pool, the request slots, the websocket. Returns what counts the requests answered before routing.
+ * node's errors, the pool, the request slots, the websocket. Returns what counts the requests answered
+ * before routing.
  */
 export function registerMetrics(app: ApiApp, context: ApiContext, options: MetricsOptions): AnsweredEarly {
   const registry = new Registry();
