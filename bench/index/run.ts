@@ -1,11 +1,13 @@
 import pg from 'pg';
 import { createRpcClient } from '../../src/chain/rpc.js';
+import { writeBenchListCheckpoints } from '../chain/load.js';
 import { runMetadataStages } from '../chain/metadata.js';
 import { startBenchNode } from '../chain/node-process.js';
 import { createChainGenerator } from '../chain/generate.js';
 import { chainShape, type BenchScale } from '../chain/scale.js';
 import { embeddedTarget, tunedServerTarget, tunedSettings, withMigratedPool, type DatabaseTarget } from './databases.js';
 import { copyFloor, fetchAndDecodeFloor, nodeFloor, totalRows, type Batching, type RowCounts } from './floors.js';
+import { checkCheckpoints, checkpointDigest, checkpointsScanned } from './checkpoint-check.js';
 import { cpuSnapshot, describeCpu, postmasterPid } from './cpu.js';
 import { describeMachine, loadAverage } from './machine.js';
 import { megabytes } from './process-memory.js';
@@ -18,8 +20,11 @@ export interface IndexBenchOptions {
   report: (line: string) => void;
   /** Keep the tuned server's indexed database (for the API benchmark) rather than drop it. */
   keepDatabase: boolean;
-  /** Only the fetch-and-decode floor and the usual run into the embedded PostgreSQL (`--only usual`). */
-  usualOnly?: boolean;
+  /**
+   * Only the fetch-and-decode floor and the usual run into the embedded PostgreSQL (`--only usual`), or
+   * only the floor and the bulk load's runs into both databases (`--only bulk`).
+   */
+  only?: 'usual' | 'bulk';
   /** Where the usual runs write the CPU of each statement (`--statements FILE`; `.<target>` is added to the name). */
   statementsFile?: string;
 }
@@ -70,7 +75,7 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
   const targets: IndexBenchResult['targets'] = [];
   let kept: DatabaseTarget | null = null;
   try {
-    if (options.usualOnly !== true) {
+    if (options.only !== 'usual') {
       const served = await nodeFloor(node.url, lastBlock, batching);
       report(
         line(
@@ -87,10 +92,15 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
     report(line('fetch + decode floor (no writes)', floor.seconds, rowsOf(rows), `load ${loadAverage()}`));
 
     const opens = [embeddedTarget, () => tunedServerTarget(`sextant_bench_${options.scale}`)];
-    for (const open of options.usualOnly === true ? opens.slice(0, 1) : opens) {
+    const bulkRun = { nodeUrl: node.url, nodePid: node.pid, lastBlock, rows, floorSeconds: floor.seconds };
+    for (const open of options.only === 'usual' ? opens.slice(0, 1) : opens) {
       const target = await open();
       try {
-        const copy = options.usualOnly === true ? null : await withMigratedPool(target.copyUrl, (pool) => copyFloor(pool, chain));
+        if (options.only === 'bulk') {
+          await runBulk(report, { ...bulkRun, target, usual: null });
+          continue;
+        }
+        const copy = options.only === 'usual' ? null : await withMigratedPool(target.copyUrl, (pool) => copyFloor(pool, chain));
         if (copy !== null) {
           checkSameRows(copy.rows, rows, `the COPY floor (${target.label})`);
           report(line(`COPY floor, ${target.label}`, copy.seconds, rowsOf(rows), `load ${loadAverage()}`));
@@ -125,15 +135,7 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
         report(`  storage: ${await storageFigures(target.indexUrl)}`);
         if (statementsFile !== undefined) report(`  CPU of each statement: ${statementsFile}`);
         if (copy === null) continue;
-        await runBulk(report, {
-          nodeUrl: node.url,
-          nodePid: node.pid,
-          lastBlock,
-          target,
-          rows,
-          floorSeconds: floor.seconds,
-          usualSeconds: index.seconds,
-        });
+        await runBulk(report, { ...bulkRun, target, usual: { seconds: index.seconds, url: target.indexUrl } });
         targets.push({ label: target.label, copySeconds: copy.seconds, index });
         if (target.label === 'tuned server' && options.keepDatabase) {
           const started = performance.now();
@@ -167,7 +169,8 @@ async function runBulk(
     target: DatabaseTarget;
     rows: RowCounts;
     floorSeconds: number;
-    usualSeconds: number;
+    /** The usual run beside it, unless `--only bulk`. */
+    usual: { seconds: number; url: string } | null;
   },
 ): Promise<void> {
   const postmaster = await postmasterPid(run.target.bulkUrl);
@@ -189,7 +192,7 @@ async function runBulk(
       [
         `peak RSS ${megabytes(bulk.peakRss)}`,
         `${share.toFixed(2)} of the fetch floor (target >= ${BULK_TARGET_SHARE}: ${share >= BULK_TARGET_SHARE ? 'met' : 'missed'})`,
-        `${(run.usualSeconds / bulk.seconds).toFixed(2)}x the usual run's speed`,
+        ...(run.usual === null ? [] : [`${(run.usual.seconds / bulk.seconds).toFixed(2)}x the usual run's speed`]),
         `load ${loadAverage()}`,
       ].join(', '),
     ),
@@ -199,6 +202,34 @@ async function runBulk(
   );
   report(`  ${cpuSpent}`);
   report(`  storage: ${await storageFigures(run.target.bulkUrl)}`);
+  report(`  account list checkpoints: ${await checkListCheckpoints(run.target.bulkUrl, run.usual?.url ?? null)}`);
+}
+
+/**
+ * The bulk load's checkpoints (numbered at once by its ledger, then by the stage) and the usual run's
+ * (by the stage alone) against the lists numbered row by row, each first numbered to the end by the
+ * stage, which `sextant index` does not wait for. Which busy lists have checkpoints depends on when the
+ * stage scanned them, so the two may number different lists.
+ */
+async function checkListCheckpoints(bulkUrl: string, usualUrl: string | null): Promise<string> {
+  const described: string[] = [];
+  const runs: [string, string][] = [['bulk load', bulkUrl], ...(usualUrl === null ? [] : [['usual run', usualUrl] as [string, string]])];
+  for (const [run, url] of runs) {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const atExit = await checkpointsScanned(pool);
+      await writeBenchListCheckpoints(pool);
+      const { lists, unnumbered, wrong } = await checkCheckpoints(pool);
+      if (wrong !== 0) throw new Error(`the ${run}'s account list checkpoints: ${wrong} wrong or missing in its ${lists} numbered lists`);
+      const { n } = await checkpointDigest(pool);
+      described.push(
+        `${run} ${n} in ${lists} lists, all right, ${unnumbered} busy lists without any, numbered to block ${atExit ?? 'none'} at the exit`,
+      );
+    } finally {
+      await pool.end();
+    }
+  }
+  return described.join('; ');
 }
 
 /**

@@ -2,14 +2,16 @@ import type { Pool, PoolClient } from 'pg';
 import { ZERO_ADDRESS } from '../model.js';
 import { rebuildDailyFigures } from './daily-figures.js';
 import { byteaFromHex } from './encode.js';
+import { buildListCheckpoints } from './list-checkpoints.js';
 import { inTransaction } from './transaction.js';
 
 /**
- * The ledger that the block writer and the trace stage keep batch by batch (tokens, balances, holder
- * counts, NFT owners, supply marks, address counters, chain totals, contracts, coin balance marks, daily figures),
- * built at once from the base tables after a bulk load that wrote only those. Each step runs in one
- * transaction that first clears what it builds, then builds it: a step cut short by a crash leaves
- * nothing behind, and a step run again gives the same rows, so a run can resume at any step.
+ * The ledger that the block writer, the trace stage and the checkpoint stage keep batch by batch
+ * (tokens, balances, holder counts, NFT owners, supply marks, address counters, chain totals, the
+ * account lists' checkpoints, contracts, coin balance marks, daily figures), built at once from the
+ * base tables after a bulk load that wrote only those. Each step runs in one transaction that first
+ * clears what it builds, then builds it: a step cut short by a crash leaves nothing behind, and a step
+ * run again gives the same rows, so a run can resume at any step.
  */
 export interface LedgerStep {
   name: string;
@@ -191,6 +193,7 @@ export const ledgerSteps: readonly LedgerStep[] = [
   { name: 'supply marks', after: ['balances and holders'], run: markSupplies },
   { name: 'address counters', run: buildAddressCounters },
   { name: 'chain totals', after: ['address counters'], run: buildChainTotals },
+  { name: 'list checkpoints', after: ['address counters'], run: (client) => buildListCheckpoints(client) },
   { name: 'contracts', run: markContracts },
   { name: 'coin balance marks', run: markCoinBalances },
   { name: 'daily figures', run: rebuildDailyFigures },

@@ -140,6 +140,52 @@ async function extendCheckpoints(client: PoolClient, family: ListFamily, window:
 }
 
 /**
+ * Numbers at once every busy list of the family up to block `to`, as its run of windows would: one read
+ * of the table, each row once for each distinct busy address it names, sorted by list and address.
+ */
+async function numberCheckpoints(client: PoolClient, family: ListFamily, to: bigint, interval: number): Promise<void> {
+  const { table, keys } = family;
+  const params = new SqlParams();
+  const parties = family.parties.map((column) => `s.${column}`).join(', ');
+  await client.query(
+    `INSERT INTO list_checkpoints (list, address, ordinal, block_number, index, batch_index)
+     SELECT list, address, ordinal, ${keys.join(', ')}${keys.length === 2 ? ', 0' : ''} FROM (
+       SELECT r.*, row_number() OVER (PARTITION BY r.list, r.address ORDER BY ${keys.map((key) => `r.${key}`).join(', ')}) - 1 AS ordinal
+       FROM (
+         SELECT ${family.list} AS list, p.address, ${keys.map((key) => `s.${key}`).join(', ')}
+         FROM ${table} s
+         CROSS JOIN LATERAL (SELECT DISTINCT a FROM unnest(ARRAY[${parties}]) u(a) WHERE a IS NOT NULL) p(address)
+         WHERE s.block_number <= ${params.add(to.toString())}
+           AND ${family.list} = ANY(${params.add(table === 'transactions' ? ['transactions'] : listedTokenTypes)}::text[])
+           AND p.address IN (SELECT address FROM address_counters WHERE ${family.counter} >= ${params.add(interval)})
+       ) r
+     ) n
+     WHERE ordinal % ${params.add(interval)} = 0`,
+    params.values,
+  );
+}
+
+/**
+ * The bulk load's ledger step: every checkpoint numbered at once over the run of consensus blocks from
+ * the lowest without a gap, and the scan moved past that run, so that the stage goes on from there.
+ * The stage would number the history window by window, reading each busy list's rows again from its
+ * last checkpoint in each; this reads each table once.
+ */
+export async function buildListCheckpoints(client: PoolClient, interval = LIST_CHECKPOINT_INTERVAL): Promise<void> {
+  await client.query('DELETE FROM list_checkpoints');
+  await client.query('DELETE FROM list_scan');
+  // A run without a gap numbers its blocks alike, less the run's first: the first run has the lowest.
+  const { rows } = await client.query<{ lowest: string | null; last: string | null }>(
+    `WITH runs AS (SELECT number, number - row_number() OVER (ORDER BY number) AS run FROM blocks WHERE consensus)
+     SELECT min(number)::text AS lowest, max(number)::text AS last FROM runs WHERE run = (SELECT min(run) FROM runs)`,
+  );
+  const { lowest, last } = rows[0]!;
+  if (lowest === null || last === null) return;
+  for (const family of families) await numberCheckpoints(client, family, BigInt(last), interval);
+  await client.query('INSERT INTO list_scan (one, from_block, block_number) VALUES (true, $1, $2)', [lowest, last]);
+}
+
+/**
  * Extends, in one transaction, the checkpoints of every busy list the window's blocks add rows to, and
  * moves the scan past the window. False, and nothing done, when the window's last block lost consensus.
  */

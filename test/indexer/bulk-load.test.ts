@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import type { Pool } from 'pg';
 import { pino } from 'pino';
 import { type IndexerOptions, startIndexer } from '../../src/indexer/blocks/indexer.js';
+import { startListCheckpointStage } from '../../src/indexer/stages/list-checkpoint-stage.js';
 import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { assertSameSnapshot, indexDefinitions, snapshotDatabase } from '../support/database-snapshot.js';
@@ -31,7 +32,10 @@ after(async () => {
 /** The blocks below the head that a bulk load takes in these tests; the rest is indexed as usual. */
 const DISTANCE = 3;
 
-/** The indexer to LAST_BLOCK at the head, then the trace stage over what is left untraced, as `sextant index` runs them. */
+/**
+ * The indexer to LAST_BLOCK at the head, then the trace stage over what is left untraced and the
+ * checkpoint stage over what is left unscanned, as `sextant index` runs them.
+ */
 async function index(db: TestDatabase, overrides: Partial<IndexerOptions>): Promise<void> {
   const indexer = startIndexer(await testIndexerOptions(db, chain.client, head, overrides));
   await indexer.done;
@@ -47,6 +51,15 @@ async function index(db: TestDatabase, overrides: Partial<IndexerOptions>): Prom
   });
   await stage.drained();
   await stage.stop();
+  const checkpoints = startListCheckpointStage({
+    pool: db.pool,
+    logger: pino({ level: 'silent' }),
+    scanBlocks: 1_000,
+    restMs: 0,
+    pollIntervalMs: 20,
+  });
+  await checkpoints.drained();
+  await checkpoints.stop();
 }
 
 async function newDatabase(): Promise<TestDatabase> {

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
 import { type Address, ZERO_ADDRESS } from '../../src/model.js';
 import { buildLedger, ledgerSteps } from '../../src/store/bulk-ledger.js';
+import { findListScanWindow, writeListCheckpoints } from '../../src/store/list-checkpoints.js';
 import { saveTokenMetadata } from '../../src/store/token-metadata.js';
 import { inTransaction } from '../../src/store/transaction.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
@@ -27,6 +28,8 @@ const ledgerTables = [
   'contract_code_marks',
   'daily_figures',
   'daily_senders',
+  'list_checkpoints',
+  'list_scan',
 ];
 
 /** The state of a database after a bulk load: the base rows only. */
@@ -53,7 +56,15 @@ interface Indexed {
   marked: string[];
 }
 
+/** Scans every indexed block for the account lists' checkpoints, as their stage does beside the indexer. */
+async function scanListCheckpoints(pool: Pool): Promise<void> {
+  for (let window = await findListScanWindow(pool, 1_000); window !== null; window = await findListScanWindow(pool, 1_000)) {
+    assert.equal(await writeListCheckpoints(pool, window), true);
+  }
+}
+
 async function record(pool: Pool): Promise<Indexed> {
+  await scanListCheckpoints(pool);
   return { snapshot: await snapshotDatabase(pool), marked: await markedAddresses(pool) };
 }
 
@@ -156,7 +167,7 @@ after(async () => {
   await chain?.anvil.stop();
 });
 
-test('the ledger built from the base tables equals, row for row, the one the indexer and the trace stage kept', async () => {
+test('the ledger built from the base tables equals, row for row, the one the indexer, the trace stage and the checkpoint stage kept', async () => {
   const { rows } = await tokenDb.pool.query<{ n: number }>(
     `SELECT (SELECT count(*) FROM internal_transactions)::int + (SELECT count(*) FROM token_transfers)::int AS n`,
   );

@@ -3,9 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { startListCheckpointStage } from '../../src/indexer/stages/list-checkpoint-stage.js';
 import type { Address, BlockBundle, TokenType } from '../../src/model.js';
-import { findListScanWindow, writeListCheckpoints } from '../../src/store/list-checkpoints.js';
+import { buildListCheckpoints, findListScanWindow, writeListCheckpoints } from '../../src/store/list-checkpoints.js';
 import { type ListWindow, listAddressTransactionsWindow, listTokenTransfersWindow } from '../../src/store/read/etherscan.js';
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
+import { inTransaction } from '../../src/store/transaction.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { type TestDatabase, bytea, createTestDatabase } from '../support/database.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
@@ -264,6 +265,28 @@ describe('account list checkpoints', () => {
     await scanAll();
     const { rows } = await db.pool.query<{ from_block: string }>('SELECT from_block FROM list_scan');
     assert.equal(rows[0]!.from_block, '0');
+    assert.deepEqual(await checkpoints(), await expectedCheckpoints());
+    await compareAll();
+  });
+
+  test('numbered at once, as by the bulk ledger: the checkpoints and the scan the stage leaves, up to a gap; the stage goes on from there', async () => {
+    // Blocks 0 to 130, then a gap up to 140.
+    await writeBlockBundles(db.pool, blocks(140n, 150n));
+    const scanState = async () => {
+      const { rows } = await db.pool.query<{ from_block: string; block_number: string }>('SELECT from_block, block_number FROM list_scan');
+      return { checkpoints: await checkpoints(), scan: rows };
+    };
+    await db.pool.query('DELETE FROM list_checkpoints');
+    await db.pool.query('DELETE FROM list_scan');
+    await scanAll();
+    const byStage = await scanState();
+    assert.deepEqual(byStage.scan, [{ from_block: '0', block_number: '130' }]);
+    assert.ok(byStage.checkpoints.length > 50);
+    await db.pool.query('UPDATE list_checkpoints SET ordinal = ordinal + 1');
+    await inTransaction(db.pool, (client) => buildListCheckpoints(client, INTERVAL));
+    assert.deepEqual(await scanState(), byStage);
+    await writeBlockBundles(db.pool, blocks(131n, 139n));
+    await scanAll();
     assert.deepEqual(await checkpoints(), await expectedCheckpoints());
     await compareAll();
   });
