@@ -92,3 +92,15 @@ export function describeCpu(before: CpuSnapshot, after: CpuSnapshot): string {
   const part = (name: string, seconds: number) => `${name} ${seconds.toFixed(1)} s (${Math.round((seconds / total) * 100)}%)`;
   return `CPU: ${part('sextant', sextant)}, ${part('node', node)}, ${part('PostgreSQL', postgres)}; ${total.toFixed(1)} core-seconds`;
 }
+
+/** CPU seconds spent so far by this process (which runs the floors) and by the node. */
+export async function floorCpuSnapshot(nodePid: number): Promise<{ self: number; node: number }> {
+  const [self, node] = [await processTimes('self'), await processTimes(nodePid)];
+  return { self: (self?.own ?? 0) / TICKS_PER_SECOND, node: (node?.own ?? 0) / TICKS_PER_SECOND };
+}
+
+/** What the fetch-and-decode floor and the node spent between two snapshots, as text. */
+export function describeFloorCpu(before: { self: number; node: number }, after: { self: number; node: number }): string {
+  const [decode, node] = [after.self - before.self, after.node - before.node];
+  return `CPU: fetch and decode ${decode.toFixed(1)} s, node ${node.toFixed(1)} s; ${(decode + node).toFixed(1)} core-seconds`;
+}

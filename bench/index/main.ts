@@ -3,7 +3,8 @@
  * indexing benchmark on its own, over the scale's chain or its first N blocks (the tuned server's
  * database is dropped at the end); `--only usual` runs only the fetch-and-decode floor and the usual run
  * into the embedded PostgreSQL, `--only bulk` only the floor and the bulk load's runs into both
- * databases; `--statements` writes the CPU of each statement of the usual runs to FILE.<target>.
+ * databases; `--statements` writes the CPU of each statement of the usual runs to FILE.<target>, of the
+ * bulk load's to FILE.bulk-<target>.
  */
 import { parseBlocks, parseScale } from '../chain/scale.js';
 import { runIndexBench } from './run.js';

@@ -8,7 +8,7 @@ import { chainShape, type BenchScale } from '../chain/scale.js';
 import { embeddedTarget, tunedServerTarget, tunedSettings, withMigratedPool, type DatabaseTarget } from './databases.js';
 import { copyFloor, fetchAndDecodeFloor, nodeFloor, totalRows, type Batching, type RowCounts } from './floors.js';
 import { checkCheckpoints, checkpointDigest, checkpointsScanned } from './checkpoint-check.js';
-import { cpuSnapshot, describeCpu, postmasterPid } from './cpu.js';
+import { cpuSnapshot, describeCpu, describeFloorCpu, floorCpuSnapshot, postmasterPid } from './cpu.js';
 import { describeMachine, loadAverage } from './machine.js';
 import { megabytes } from './process-memory.js';
 import { runSextantIndex, type IndexRun, type PhaseChange } from './sextant-index.js';
@@ -25,7 +25,10 @@ export interface IndexBenchOptions {
    * only the floor and the bulk load's runs into both databases (`--only bulk`).
    */
   only?: 'usual' | 'bulk';
-  /** Where the usual runs write the CPU of each statement (`--statements FILE`; `.<target>` is added to the name). */
+  /**
+   * Where the runs write the CPU of each statement (`--statements FILE`; `.<target>` is added to the
+   * name of the usual runs' files, `.bulk-<target>` to the bulk load's).
+   */
   statementsFile?: string;
 }
 
@@ -86,13 +89,23 @@ export async function runIndexBench(options: IndexBenchOptions): Promise<IndexBe
         ),
       );
     }
+    const floorCpu = await floorCpuSnapshot(node.pid);
     const floor = await fetchAndDecodeFloor(node.url, lastBlock, batching);
+    const floorCpuSpent = describeFloorCpu(floorCpu, await floorCpuSnapshot(node.pid));
     const rows = floor.rows;
     report(`rows per run: ${describeRows(rows)}`);
     report(line('fetch + decode floor (no writes)', floor.seconds, rowsOf(rows), `load ${loadAverage()}`));
+    report(`  ${floorCpuSpent}`);
 
     const opens = [embeddedTarget, () => tunedServerTarget(`sextant_bench_${options.scale}`)];
-    const bulkRun = { nodeUrl: node.url, nodePid: node.pid, lastBlock, rows, floorSeconds: floor.seconds };
+    const bulkRun = {
+      nodeUrl: node.url,
+      nodePid: node.pid,
+      lastBlock,
+      rows,
+      floorSeconds: floor.seconds,
+      statementsFile: options.statementsFile,
+    };
     for (const open of options.only === 'usual' ? opens.slice(0, 1) : opens) {
       const target = await open();
       try {
@@ -169,13 +182,21 @@ async function runBulk(
     target: DatabaseTarget;
     rows: RowCounts;
     floorSeconds: number;
+    /** Where to write the CPU of each statement, `.bulk-<target>` added to the name. */
+    statementsFile: string | undefined;
     /** The usual run beside it, unless `--only bulk`. */
     usual: { seconds: number; url: string } | null;
   },
 ): Promise<void> {
   const postmaster = await postmasterPid(run.target.bulkUrl);
   const cpu = await cpuSnapshot(run.nodePid, postmaster);
-  const bulk = await runSextantIndex({ nodeUrl: run.nodeUrl, lastBlock: run.lastBlock, databaseUrl: run.target.bulkUrl, env: bulkEnv });
+  const statementsFile = run.statementsFile && `${run.statementsFile}.bulk-${run.target.label.replace(' ', '-')}`;
+  const bulk = await runSextantIndex({
+    nodeUrl: run.nodeUrl,
+    lastBlock: run.lastBlock,
+    databaseUrl: run.target.bulkUrl,
+    env: statementsFile === undefined ? bulkEnv : { ...bulkEnv, ...statementCpuEnv(statementsFile) },
+  });
   const cpuSpent = describeCpu(cpu, await cpuSnapshot(run.nodePid, postmaster));
   checkSameRows(await countStoredRows(run.target.bulkUrl), run.rows, `sextant index with its bulk load (${run.target.label})`);
   const share = run.floorSeconds / bulk.seconds;
@@ -198,11 +219,12 @@ async function runBulk(
     ),
   );
   report(
-    `  load phase ${loadSeconds.toFixed(1)} s: ${loadShare.toFixed(2)} of the floor's time for its ${Math.round(loaded * 100)}% of the blocks (target >= ${BULK_LOAD_PHASE_TARGET_SHARE}: ${loadShare >= BULK_LOAD_PHASE_TARGET_SHARE ? 'met' : 'missed'}); switch ${switchSeconds.toFixed(1)} s (${perMillion.toFixed(1)} s per million transactions); phases ${bulk.phases.map((p) => `${p.phase ?? 'none'} at ${p.seconds.toFixed(1)} s`).join(', ')}`,
+    `  load phase ${loadSeconds.toFixed(1)} s: ${loadShare.toFixed(2)} of the floor's time for its ${Math.round(loaded * 100)}% of the blocks (target >= ${BULK_LOAD_PHASE_TARGET_SHARE}: ${loadShare >= BULK_LOAD_PHASE_TARGET_SHARE ? 'met' : 'missed'}); switch ${switchSeconds.toFixed(1)} s (${perMillion.toFixed(1)} s per million transactions); after it ${(bulk.seconds - loadSeconds - switchSeconds).toFixed(1)} s; phases ${bulk.phases.map((p) => `${p.phase ?? 'none'} at ${p.seconds.toFixed(1)} s`).join(', ')}`,
   );
   report(`  ${cpuSpent}`);
   report(`  storage: ${await storageFigures(run.target.bulkUrl)}`);
   report(`  account list checkpoints: ${await checkListCheckpoints(run.target.bulkUrl, run.usual?.url ?? null)}`);
+  if (statementsFile !== undefined) report(`  CPU of each statement: ${statementsFile}`);
 }
 
 /**
