@@ -20,6 +20,6 @@ export async function clearIndexedData(pool: Pool): Promise<void> {
        daily_figures, daily_senders, account_first_days, daily_verified_contracts,
        transaction_authorizations, bytecodes, contract_codes, contract_code_marks, verified_contracts,
        verification_jobs, contract_methods, proxy_marks, proxy_implementations, ens_names, ens_marks, ens_scan,
-       list_checkpoints, list_scan`,
+       list_checkpoints, list_tails, list_scan`,
   );
 }

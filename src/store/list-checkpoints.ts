@@ -22,10 +22,11 @@ export interface ListScanWindow {
   toHash: Hex;
 }
 
-/** Drops every checkpoint, and has the scan begin again at `lowest`. */
+/** Drops every checkpoint and tail, and has the scan begin again at `lowest`. */
 async function beginScan(pool: Pool, lowest: bigint): Promise<bigint> {
   await inTransaction(pool, async (client) => {
     await client.query('DELETE FROM list_checkpoints');
+    await client.query('DELETE FROM list_tails');
     await client.query(
       `INSERT INTO list_scan (one, from_block, block_number) VALUES (true, $1, $1::bigint - 1)
        ON CONFLICT (one) DO UPDATE SET from_block = excluded.from_block, block_number = excluded.block_number`,
@@ -94,16 +95,37 @@ const families: readonly ListFamily[] = [
 ];
 
 /**
+ * The end of a statement whose CTE `numbered` holds rows of lists (list, address, ordinal, the
+ * family's keys, and whether it is its list's last): every `interval`-th row kept as a checkpoint,
+ * and each list's last as its tail.
+ */
+function keepNumbered(keys: readonly string[], interval: string): string {
+  const columns = `list, address, ordinal, ${keys.join(', ')}${keys.length === 2 ? ', 0' : ''}`;
+  // The rows kept, few, are picked in the one pass over the numbered rows that both inserts read.
+  return `, kept AS (SELECT * FROM numbered WHERE ordinal % ${interval} = 0 OR last),
+     checkpoints AS (
+       INSERT INTO list_checkpoints (list, address, ordinal, block_number, index, batch_index)
+       SELECT ${columns} FROM kept WHERE ordinal % ${interval} = 0
+       ON CONFLICT DO NOTHING
+     )
+     INSERT INTO list_tails (list, address, ordinal, block_number, index, batch_index)
+     SELECT ${columns} FROM kept WHERE last
+     ON CONFLICT (list, address) DO UPDATE SET ordinal = excluded.ordinal, block_number = excluded.block_number,
+       index = excluded.index, batch_index = excluded.batch_index`;
+}
+
+/**
  * Numbers, in one statement, the rows up to the window's last block of the family's lists that the
  * window's blocks add to, of the addresses busy enough to have checkpoints (their counter at least
- * `interval`): each from its last checkpoint (or its first row), keeping a checkpoint at every
- * `interval`-th.
+ * `interval`): each from its tail, else its last checkpoint (or its first row), keeping a checkpoint at
+ * every `interval`-th and the last row as its tail.
  */
 async function extendCheckpoints(client: PoolClient, family: ListFamily, window: ListScanWindow, interval: number): Promise<void> {
   const { table, keys } = family;
   const columns = checkpointColumns(keys);
   const params = new SqlParams();
   const [after, to] = [params.add(window.after.toString()), params.add(window.to.toString())];
+  const from = (kept: string) => `SELECT ${['ordinal', ...columns].join(', ')} FROM ${kept} WHERE list = g.list AND address = g.address`;
   const grown = family.parties
     .map(
       (column) =>
@@ -122,19 +144,17 @@ async function extendCheckpoints(client: PoolClient, family: ListFamily, window:
        WHERE p.list = ANY(${params.add(table === 'transactions' ? ['transactions'] : listedTokenTypes)}::text[])
          -- Looked up address by address: a join may read every counter.
          AND (SELECT c.${family.counter} FROM address_counters c WHERE c.address = p.address) >= ${params.add(interval)}
-     )
-     INSERT INTO list_checkpoints (list, address, ordinal, block_number, index, batch_index)
-     SELECT list, address, ordinal, ${keys.join(', ')}${keys.length === 2 ? ', 0' : ''} FROM (
-       SELECT g.list, g.address, k.*,
-              coalesce(l.ordinal, 0) + row_number() OVER (PARTITION BY g.list, g.address ORDER BY ${keys.map((key) => `k.${key}`).join(', ')}) - 1 AS ordinal
+     ), numbered AS (
+       SELECT g.list, g.address, k.*, coalesce(l.ordinal, 0) + row_number() OVER w - 1 AS ordinal,
+              lead(true) OVER w IS NULL AS last
        FROM grown g
        LEFT JOIN LATERAL (
-         SELECT * FROM list_checkpoints c WHERE c.list = g.list AND c.address = g.address ORDER BY c.ordinal DESC LIMIT 1
+         SELECT * FROM (${from('list_tails')} UNION ALL (${from('list_checkpoints')} ORDER BY ordinal DESC LIMIT 1)) f
+         ORDER BY ordinal DESC LIMIT 1
        ) l ON true
        CROSS JOIN LATERAL (${mergedKeys(sides, keys, false, 'ALL')}) k
-     ) n
-     WHERE ordinal % ${params.add(interval)} = 0
-     ON CONFLICT DO NOTHING`,
+       WINDOW w AS (PARTITION BY g.list, g.address ORDER BY ${keys.map((key) => `k.${key}`).join(', ')})
+     )${keepNumbered(keys, params.add(interval))}`,
     params.values,
   );
 }
@@ -148,9 +168,8 @@ async function numberCheckpoints(client: PoolClient, family: ListFamily, to: big
   const params = new SqlParams();
   const parties = family.parties.map((column) => `s.${column}`).join(', ');
   await client.query(
-    `INSERT INTO list_checkpoints (list, address, ordinal, block_number, index, batch_index)
-     SELECT list, address, ordinal, ${keys.join(', ')}${keys.length === 2 ? ', 0' : ''} FROM (
-       SELECT r.*, row_number() OVER (PARTITION BY r.list, r.address ORDER BY ${keys.map((key) => `r.${key}`).join(', ')}) - 1 AS ordinal
+    `WITH numbered AS (
+       SELECT r.*, row_number() OVER w - 1 AS ordinal, lead(true) OVER w IS NULL AS last
        FROM (
          SELECT ${family.list} AS list, p.address, ${keys.map((key) => `s.${key}`).join(', ')}
          FROM ${table} s
@@ -159,8 +178,8 @@ async function numberCheckpoints(client: PoolClient, family: ListFamily, to: big
            AND ${family.list} = ANY(${params.add(table === 'transactions' ? ['transactions'] : listedTokenTypes)}::text[])
            AND p.address IN (SELECT address FROM address_counters WHERE ${family.counter} >= ${params.add(interval)})
        ) r
-     ) n
-     WHERE ordinal % ${params.add(interval)} = 0`,
+       WINDOW w AS (PARTITION BY r.list, r.address ORDER BY ${keys.map((key) => `r.${key}`).join(', ')})
+     )${keepNumbered(keys, params.add(interval))}`,
     params.values,
   );
 }
@@ -168,11 +187,12 @@ async function numberCheckpoints(client: PoolClient, family: ListFamily, to: big
 /**
  * The bulk load's ledger step: every checkpoint numbered at once over the run of consensus blocks from
  * the lowest without a gap, and the scan moved past that run, so that the stage goes on from there.
- * The stage would number the history window by window, reading each busy list's rows again from its
- * last checkpoint in each; this reads each table once.
+ * The stage would number the history window by window, looking up each busy list in each through its
+ * indexes; this reads each table once.
  */
 export async function buildListCheckpoints(client: PoolClient, interval = LIST_CHECKPOINT_INTERVAL): Promise<void> {
   await client.query('DELETE FROM list_checkpoints');
+  await client.query('DELETE FROM list_tails');
   await client.query('DELETE FROM list_scan');
   // A run without a gap numbers its blocks alike, less the run's first: the first run has the lowest.
   const { rows } = await client.query<{ lowest: string | null; last: string | null }>(
@@ -199,8 +219,12 @@ export async function writeListCheckpoints(pool: Pool, window: ListScanWindow, i
   });
 }
 
-/** Inside a retraction: the checkpoints at and above the lost heights go, and the scan goes back below them. */
+/**
+ * Inside a retraction: the checkpoints and tails at and above the lost heights go, and the scan goes
+ * back below them.
+ */
 export async function retractListCheckpoints(client: PoolClient, fromNumber: bigint): Promise<void> {
   await client.query('DELETE FROM list_checkpoints WHERE block_number >= $1', [fromNumber.toString()]);
+  await client.query('DELETE FROM list_tails WHERE block_number >= $1', [fromNumber.toString()]);
   await client.query('UPDATE list_scan SET block_number = $1::bigint - 1 WHERE block_number >= $1', [fromNumber.toString()]);
 }

@@ -29,6 +29,7 @@ const ledgerTables = [
   'daily_figures',
   'daily_senders',
   'list_checkpoints',
+  'list_tails',
   'list_scan',
 ];
 

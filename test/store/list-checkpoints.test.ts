@@ -182,6 +182,29 @@ async function expectedCheckpoints(): Promise<string[]> {
   return rows.map((r) => r.k);
 }
 
+/** Of every list with checkpoints, its last row up to the scan: its tail. */
+async function expectedTails(): Promise<string[]> {
+  const { rows } = await db.pool.query<{ k: string }>(
+    `SELECT list || ':' || encode(address, 'hex') || ':' || (count(*) - 1) || ':' || max(block_number) AS k FROM (
+       SELECT 'transactions' AS list, c.address, t.block_number
+       FROM (SELECT DISTINCT list, address FROM list_checkpoints WHERE list = 'transactions') c
+       JOIN transactions t ON c.address IN (t.from_address, t.to_address, t.created_contract)
+       UNION ALL
+       SELECT c.list, c.address, t.block_number
+       FROM (SELECT DISTINCT list, address FROM list_checkpoints WHERE list <> 'transactions') c
+       JOIN token_transfers t ON t.token_type = c.list AND c.address IN (t.from_address, t.to_address)
+     ) r WHERE block_number <= (SELECT block_number FROM list_scan) GROUP BY list, address ORDER BY k`,
+  );
+  return rows.map((r) => r.k);
+}
+
+async function tails(): Promise<string[]> {
+  const { rows } = await db.pool.query<{ k: string }>(
+    `SELECT list || ':' || encode(address, 'hex') || ':' || ordinal || ':' || block_number AS k FROM list_tails ORDER BY k`,
+  );
+  return rows.map((r) => r.k);
+}
+
 async function checkpoints(): Promise<string[]> {
   const { rows } = await db.pool.query<{ k: string }>(
     `SELECT list || ':' || encode(address, 'hex') || ':' || ordinal || ':' || block_number || ':' || index || ':' || batch_index AS k
@@ -212,6 +235,7 @@ describe('account list checkpoints', () => {
     await eager.stop();
     assert.equal(await scanned(), '120');
     assert.deepEqual(await checkpoints(), await expectedCheckpoints());
+    assert.deepEqual(await tails(), await expectedTails());
     const { rows } = await db.pool.query<{ list: string; n: string }>(
       'SELECT list, count(*) AS n FROM list_checkpoints WHERE address = $1 GROUP BY list ORDER BY list',
       [bytea(busy)],
@@ -242,10 +266,11 @@ describe('account list checkpoints', () => {
     await compareAll();
   });
 
-  test('a retraction takes off the checkpoints at and above its height; a new branch is numbered as the old', async () => {
+  test('a retraction takes off the checkpoints and tails at and above its height; a new branch is numbered as the old', async () => {
     await retractBlocksFrom(db.pool, 90n);
     const { rows } = await db.pool.query<{ n: string; scanned: string }>(
-      'SELECT (SELECT count(*) FROM list_checkpoints WHERE block_number >= 90) AS n, (SELECT block_number FROM list_scan) AS scanned',
+      `SELECT (SELECT count(*) FROM list_checkpoints WHERE block_number >= 90) + (SELECT count(*) FROM list_tails WHERE block_number >= 90) AS n,
+              (SELECT block_number FROM list_scan) AS scanned`,
     );
     assert.deepEqual([Number(rows[0]!.n), Number(rows[0]!.scanned)], [0, 89]);
     assert.deepEqual(await checkpoints(), await expectedCheckpoints());
@@ -253,6 +278,7 @@ describe('account list checkpoints', () => {
     await writeBlockBundles(db.pool, blocks(90n, 130n, 'fork'));
     await scanAll();
     assert.deepEqual(await checkpoints(), await expectedCheckpoints());
+    assert.deepEqual(await tails(), await expectedTails());
     await compareAll();
   });
 
@@ -274,7 +300,7 @@ describe('account list checkpoints', () => {
     await writeBlockBundles(db.pool, blocks(140n, 150n));
     const scanState = async () => {
       const { rows } = await db.pool.query<{ from_block: string; block_number: string }>('SELECT from_block, block_number FROM list_scan');
-      return { checkpoints: await checkpoints(), scan: rows };
+      return { checkpoints: await checkpoints(), tails: await tails(), scan: rows };
     };
     await db.pool.query('DELETE FROM list_checkpoints');
     await db.pool.query('DELETE FROM list_scan');
@@ -288,6 +314,20 @@ describe('account list checkpoints', () => {
     await writeBlockBundles(db.pool, blocks(131n, 139n));
     await scanAll();
     assert.deepEqual(await checkpoints(), await expectedCheckpoints());
+    assert.deepEqual(await tails(), await expectedTails());
+    await compareAll();
+  });
+
+  test('a run numbers a list on from its tail: a tail one row off puts the checkpoints after it one row off', async () => {
+    await db.pool.query('UPDATE list_tails SET ordinal = ordinal + 1');
+    await writeBlockBundles(db.pool, blocks(151n, 170n));
+    await scanAll();
+    assert.notDeepEqual(await checkpoints(), await expectedCheckpoints());
+    // Numbered again from the first block.
+    await db.pool.query('DELETE FROM list_scan');
+    await scanAll();
+    assert.deepEqual(await checkpoints(), await expectedCheckpoints());
+    assert.deepEqual(await tails(), await expectedTails());
     await compareAll();
   });
 });

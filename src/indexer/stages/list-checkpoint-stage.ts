@@ -8,7 +8,7 @@ export interface ListCheckpointStageOptions extends BackgroundLoopOptions {
   scanBlocks: number;
   /**
    * A run shorter than scanBlocks waits this long after the last scan, so that while the indexer
-   * catches up each scan takes many blocks: a scan's cost is mostly per busy list it extends.
+   * catches up each scan takes many blocks: part of a scan's cost is per busy list it extends.
    */
   restMs: number;
   /** Every how many rows of a list a checkpoint is kept (LIST_CHECKPOINT_INTERVAL but in tests). */
@@ -18,7 +18,8 @@ export interface ListCheckpointStageOptions extends BackgroundLoopOptions {
 /**
  * Keeps the checkpoints of the busy addresses' Etherscan-style account lists (txlist, tokentx,
  * tokennfttx, token1155tx), beside the block pipeline, which never waits for it: each step scans the
- * next run of indexed blocks and numbers, for each busy address they concern, the rows they add.
+ * next run of indexed blocks and numbers, for each busy address they concern, the rows they add, on
+ * from each list's tail.
  */
 export function startListCheckpointStage(options: ListCheckpointStageOptions): BackgroundLoop {
   const { pool, logger } = options;
