@@ -69,11 +69,15 @@ export async function loadBenchChain(options: LoadOptions): Promise<void> {
   }
 }
 
-/** The account lists' checkpoints over every loaded block, as the indexer's checkpoint stage writes them. */
-export async function writeBenchListCheckpoints(pool: pg.Pool): Promise<void> {
-  for (;;) {
-    const window = await findListScanWindow(pool, 1_000);
-    if (window === null) return;
+/**
+ * The account lists' checkpoints over every loaded block not scanned yet, as the indexer's checkpoint
+ * stage writes them, `blocks` at a time; the windows it took.
+ */
+export async function writeBenchListCheckpoints(pool: pg.Pool, blocks = 1_000): Promise<number> {
+  let windows = 0;
+  for (let window = await findListScanWindow(pool, blocks); window !== null; window = await findListScanWindow(pool, blocks)) {
     await writeListCheckpoints(pool, window);
+    windows += 1;
   }
+  return windows;
 }

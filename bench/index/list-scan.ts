@@ -7,8 +7,9 @@
  * the database's checkpoints: run it on a bench database (the API benchmark's, loaded whole).
  */
 import pg from 'pg';
-import { buildListCheckpoints, findListScanWindow, writeListCheckpoints } from '../../src/store/list-checkpoints.js';
+import { buildListCheckpoints } from '../../src/store/list-checkpoints.js';
 import { inTransaction } from '../../src/store/transaction.js';
+import { writeBenchListCheckpoints } from '../chain/load.js';
 import { checkpointDigest } from './checkpoint-check.js';
 import { loadAverage } from './machine.js';
 
@@ -24,12 +25,7 @@ async function number(pool: pg.Pool, blocks: number | 'ledger'): Promise<number>
     await inTransaction(pool, (client) => buildListCheckpoints(client));
     return 0;
   }
-  let windows = 0;
-  for (let window = await findListScanWindow(pool, blocks); window !== null; window = await findListScanWindow(pool, blocks)) {
-    await writeListCheckpoints(pool, window);
-    windows += 1;
-  }
-  return windows;
+  return writeBenchListCheckpoints(pool, blocks);
 }
 
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });

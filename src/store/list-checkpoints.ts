@@ -125,7 +125,8 @@ async function extendCheckpoints(client: PoolClient, family: ListFamily, window:
   const columns = checkpointColumns(keys);
   const params = new SqlParams();
   const [after, to] = [params.add(window.after.toString()), params.add(window.to.toString())];
-  const from = (kept: string) => `SELECT ${['ordinal', ...columns].join(', ')} FROM ${kept} WHERE list = g.list AND address = g.address`;
+  const from = (source: string) =>
+    `SELECT ${['ordinal', ...columns].join(', ')} FROM ${source} WHERE list = g.list AND address = g.address`;
   const grown = family.parties
     .map(
       (column) =>

@@ -4,10 +4,10 @@ import { after, before, test } from 'node:test';
 import type { Pool } from 'pg';
 import { pino } from 'pino';
 import { type IndexerOptions, startIndexer } from '../../src/indexer/blocks/indexer.js';
-import { startListCheckpointStage } from '../../src/indexer/stages/list-checkpoint-stage.js';
 import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { assertSameSnapshot, indexDefinitions, snapshotDatabase } from '../support/database-snapshot.js';
+import { runListCheckpointStage } from '../support/list-checkpoint-stage.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
 import type { Hex } from '../../src/model.js';
 import { consensusBlockHash, highestIndexedBlock } from '../../src/store/index-progress.js';
@@ -51,15 +51,7 @@ async function index(db: TestDatabase, overrides: Partial<IndexerOptions>): Prom
   });
   await stage.drained();
   await stage.stop();
-  const checkpoints = startListCheckpointStage({
-    pool: db.pool,
-    logger: pino({ level: 'silent' }),
-    scanBlocks: 1_000,
-    restMs: 0,
-    pollIntervalMs: 20,
-  });
-  await checkpoints.drained();
-  await checkpoints.stop();
+  await runListCheckpointStage(db.pool);
 }
 
 async function newDatabase(): Promise<TestDatabase> {

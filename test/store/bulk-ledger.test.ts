@@ -5,12 +5,12 @@ import { pino } from 'pino';
 import { startTraceStage } from '../../src/indexer/stages/trace-stage.js';
 import { type Address, ZERO_ADDRESS } from '../../src/model.js';
 import { buildLedger, ledgerSteps } from '../../src/store/bulk-ledger.js';
-import { findListScanWindow, writeListCheckpoints } from '../../src/store/list-checkpoints.js';
 import { saveTokenMetadata } from '../../src/store/token-metadata.js';
 import { inTransaction } from '../../src/store/transaction.js';
 import { writeBlockBundles } from '../../src/store/write-blocks.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { assertSameSnapshot, type DatabaseSnapshot, snapshotDatabase } from '../support/database-snapshot.js';
+import { runListCheckpointStage } from '../support/list-checkpoint-stage.js';
 import { syntheticAddress, syntheticChain } from '../support/synthetic-chain.js';
 import { type Move, withTransfers } from '../support/token-moves.js';
 import { indexTokenChain, startTokenChain, type TokenChain } from '../support/token-chain.js';
@@ -57,15 +57,8 @@ interface Indexed {
   marked: string[];
 }
 
-/** Scans every indexed block for the account lists' checkpoints, as their stage does beside the indexer. */
-async function scanListCheckpoints(pool: Pool): Promise<void> {
-  for (let window = await findListScanWindow(pool, 1_000); window !== null; window = await findListScanWindow(pool, 1_000)) {
-    assert.equal(await writeListCheckpoints(pool, window), true);
-  }
-}
-
 async function record(pool: Pool): Promise<Indexed> {
-  await scanListCheckpoints(pool);
+  await runListCheckpointStage(pool);
   return { snapshot: await snapshotDatabase(pool), marked: await markedAddresses(pool) };
 }
 
