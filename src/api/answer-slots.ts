@@ -101,3 +101,6 @@ export const answerSlotsPerProcess = (): number => 2 * availableParallelism();
 
 /** Requests that wait for a slot, per slot, beyond which one is refused at once. */
 export const WAITING_PER_SLOT = 32;
+
+/** A line of `slots` slots, two a core by default, in which up to `WAITING_PER_SLOT` a slot wait. */
+export const slotsLine = (slots = answerSlotsPerProcess()): AnswerSlots => new AnswerSlots(slots, WAITING_PER_SLOT * slots);

@@ -21,6 +21,8 @@ export interface MetricsOptions {
   sharedAnswerBytes: () => number;
   /** The routed reads' slots (request-slots.ts). */
   requestSlots: SlotUse;
+  /** The Etherscan-style lists' own slots (etherscan/router.ts). */
+  listSlots: SlotUse;
 }
 
 export const metricsPath = '/metrics';
@@ -79,6 +81,11 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
     'routed reads holding one of the slots they are computed in (two a core), and those waiting in line for one',
     ['state'],
   );
+  const listSlots = gauge(
+    'sextant_etherscan_list_slots',
+    'Etherscan-style lists holding one of the slots they are computed in (two a core), and those waiting in line for one',
+    ['state'],
+  );
   const nodeErrors = new Counter({
     name: 'sextant_node_request_errors_total',
     help: 'failed JSON-RPC requests to the node (each attempt), by kind',
@@ -107,6 +114,8 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
     sharedAnswers.set(options.sharedAnswerBytes());
     requestSlots.set({ state: 'held' }, options.requestSlots.held);
     requestSlots.set({ state: 'waiting' }, options.requestSlots.waiting);
+    listSlots.set({ state: 'held' }, options.listSlots.held);
+    listSlots.set({ state: 'waiting' }, options.listSlots.waiting);
     nodeErrors.reset();
     for (const [kind, count] of options.nodeErrors ?? []) nodeErrors.inc({ kind }, count);
   };
@@ -114,7 +123,7 @@ function scrapedFigures(registry: Registry, context: ApiContext, options: Metric
 
 /**
  * Prometheus's text format at /metrics: the API's requests, the index's progress and backlogs, the
- * node's errors, the pool, the request slots, the websocket. Returns what counts the requests answered
+ * node's errors, the pool, the request and list slots, the websocket. Returns what counts the requests answered
  * before routing.
  */
 export function registerMetrics(app: ApiApp, context: ApiContext, options: MetricsOptions): AnsweredEarly {

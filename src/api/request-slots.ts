@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AnswerSlots, type SlotUse, WAITING_PER_SLOT, answerSlotsPerProcess } from './answer-slots.js';
+import { type SlotUse, answerSlotsPerProcess, slotsLine } from './answer-slots.js';
 import type { ApiApp } from './route.js';
 
 /** The longest a request holds its slot: one that takes longer goes on without it, and the next in line starts. */
@@ -19,7 +19,7 @@ type SlottedRequest = FastifyRequest & { [slotGiven]?: () => void };
  * and never wait. Returns the slots' use, for the metrics.
  */
 export function registerRequestSlots(app: ApiApp, slots = answerSlotsPerProcess(), leaseMs = SLOT_LEASE_MS): SlotUse {
-  const line = new AnswerSlots(slots, WAITING_PER_SLOT * slots);
+  const line = slotsLine(slots);
   app.addHook('onRequest', async (request: SlottedRequest) => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers.upgrade !== undefined) return;
     const giveBack = await line.take();

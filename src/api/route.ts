@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Address, IndexerStatus, IndexingProgress } from '../model.js';
+import type { AnswerSlots } from './answer-slots.js';
 import type { Db } from '../store/read/sql.js';
 import type { CompilerList, VerificationRequest } from '../verification/index.js';
 
@@ -55,6 +56,8 @@ export interface ApiContext {
   instanceTransfersSuccessorUrl: string | null;
   /** Blocks this far below the indexed head are final (INDEXER_MAX_REORG_DEPTH); null: none is treated as final. */
   finalityDepth: number | null;
+  /** The line the Etherscan-style lists are computed in, a few at a time (answer-slots.ts). */
+  listSlots: AnswerSlots;
 }
 
 /** One endpoint: registers its schema and handler. */

@@ -23,6 +23,7 @@ import { type MetricsOptions, registerMetrics } from './metrics.js';
 import { RequestLog, type RequestLogLevel } from './request-log.js';
 import { registerOpenApi } from './openapi.js';
 import { registerRequestSlots } from './request-slots.js';
+import { slotsLine } from './answer-slots.js';
 import { registerStrictInput } from './strict-input.js';
 import type { ApiApp, ApiContext, ApiRoute, IndexingSettings, PastCoinBalances, ProxyCheckService, VerificationService } from './route.js';
 import { addressCountersRoute, addressRoute, addressTabsCountersRoute } from './routes/address.js';
@@ -130,7 +131,7 @@ export interface ApiOptions {
   /** Whether plan-stable statements are prepared on each connection (apiStatement); true when omitted. */
   prepareStatements?: boolean;
   /** What GET /metrics reports beside the index: the pool's connections, the node's errors; neither when omitted. */
-  metrics?: Omit<MetricsOptions, 'websocketClients' | 'sharedAnswerBytes' | 'requestSlots'>;
+  metrics?: Omit<MetricsOptions, 'websocketClients' | 'sharedAnswerBytes' | 'requestSlots' | 'listSlots'>;
 }
 
 /** Every endpoint the API serves. */
@@ -297,6 +298,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     indexing: options.indexing ?? { firstBlock: 0n, tracesIndexed: true },
     finalityDepth: options.finalityDepth ?? null,
     progress: options.progress ?? null,
+    listSlots: slotsLine(),
   };
   await registerOpenApi(app);
   for (const route of apiRoutes) route(app, context);
@@ -308,6 +310,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     websocketClients: () => hub.clientCount,
     sharedAnswerBytes: () => shared.keptBytes,
     requestSlots,
+    listSlots: context.listSlots,
   });
   // A rate limit counts every request: none is answered before it.
   if (!options.rateLimit) {

@@ -9,6 +9,7 @@ import { parseConfig, type RawSettings } from '../../src/config.js';
 import type { Db } from '../../src/store/read/sql.js';
 import { createTestDatabase, testServerUrl, type TestDatabase } from '../support/database.js';
 import { waitFor } from '../support/wait.js';
+import { parsePrometheus, sampleValue } from '../support/prometheus.js';
 import { type ApiResponse, startApi } from './http.js';
 import { buildApi } from '../../src/api/server.js';
 import { ClientGoneError, PoolSaturatedError, clientAwareDb, withRequestContext } from '../../src/api/client-gone.js';
@@ -425,7 +426,16 @@ test('waiting requests whose clients have left do not count toward the bound of 
   }
 });
 
-test("the Etherscan-style lists are computed a few at a time: past the line's length a request is refused at once, and other actions are not held", async () => {
+/** The Etherscan-style lists' slots, as /metrics gives them. */
+async function listSlots(base: string): Promise<{ held: number | undefined; waiting: number | undefined }> {
+  const samples = parsePrometheus(await (await fetch(`${base}/metrics`)).text());
+  return {
+    held: sampleValue(samples, 'sextant_etherscan_list_slots', { state: 'held' }),
+    waiting: sampleValue(samples, 'sextant_etherscan_list_slots', { state: 'waiting' }),
+  };
+}
+
+test("the Etherscan-style lists are computed a few at a time: past the line's length a request is refused at once, and other actions are not held; /metrics counts the line", async () => {
   const { apiPool } = await open({ apiPoolSize: '20', apiPoolWaitMs: '60000' });
   const api = await startApi(apiPool);
   const locker = await db.pool.connect();
@@ -449,11 +459,13 @@ test("the Etherscan-style lists are computed a few at a time: past the line's le
     await waitFor(async () => (await waitingOnTheLock()) >= slots, 'the lists in a slot waiting on the lock');
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(await waitingOnTheLock(), slots, 'only the lists in a slot have reached the database');
+    assert.deepEqual(await listSlots(api.base), { held: slots, waiting: WAITING_PER_SLOT * slots });
     const balance = await api.get(`/api?module=account&action=balance&address=${address}`);
     assert.equal(balance.status, 200, 'an action that is not a list is answered while the lists wait');
     await locker.query('ROLLBACK');
     const statuses = (await Promise.all(lists)).map(({ status }) => status).sort();
     assert.deepEqual(statuses, [...Array.from({ length: lists.length - 1 }, () => 200), 503]);
+    assert.deepEqual(await listSlots(api.base), { held: 0, waiting: 0 }, 'every slot given back');
   } finally {
     await locker.query('ROLLBACK');
     locker.release();

@@ -41,7 +41,7 @@ async function settingsOf(command: string, args: string[], probeFile: string, en
   return { newSpace: Number(figures[1]), arenas: figures[2]! };
 }
 
-test('sextant serve runs with semi-spaces of 8 MB and two malloc arenas, the other commands with the defaults; either may be set', async () => {
+test('sextant serve runs with semi-spaces of 8 MB and two malloc arenas, the other commands with the defaults, whatever options come before the command; either may be set', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'sextant-command-'));
   try {
     const probeFile = path.join(dir, 'probe.mjs');
@@ -60,6 +60,13 @@ test('sextant serve runs with semi-spaces of 8 MB and two malloc arenas, the oth
       MALLOC_ARENA_MAX: '4',
     });
     assert.deepEqual(chosen, { newSpace: indexed.newSpace, arenas: '4' });
+    // The command, not an option's value spelled as one, decides.
+    assert.deepEqual(await settingsOf(sextant, ['--log-level', 'serve', 'index', '--help'], probeFile), indexed);
+    assert.deepEqual(
+      await settingsOf(sextant, ['--port', '4001', '--disable-internal-transactions', 'serve', '--help'], probeFile),
+      served,
+    );
+    assert.deepEqual(await settingsOf(sextant, ['--port=4001', 'serve', '--help'], probeFile), served);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

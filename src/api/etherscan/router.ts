@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AnswerSlots, MAX_WRITE_WAIT_MS, WAITING_PER_SLOT, answerSlotsPerProcess, handedOver } from '../answer-slots.js';
+import { MAX_WRITE_WAIT_MS, handedOver } from '../answer-slots.js';
 import { InvalidParametersError, isDatabaseUnavailable } from '../errors.js';
 import type { ApiRoute } from '../route.js';
 import { accountActions } from './account.js';
@@ -110,8 +110,6 @@ const sent = (answer: ActionAnswer): SentAnswer => ({
 });
 
 export const etherscanRoute: ApiRoute = (app, context) => {
-  const slots = answerSlotsPerProcess();
-  const lists = new AnswerSlots(slots, WAITING_PER_SLOT * slots);
   for (const url of etherscanPaths) {
     app.route({
       method: ['GET', 'POST'],
@@ -133,7 +131,7 @@ export const etherscanRoute: ApiRoute = (app, context) => {
         if (handle === null) return send(sent({ httpStatus: 400, body: errorBody('Unknown action') }));
         if (!isListAction(handle)) return send(sent(await handle(params, context)));
         // A list's slot is held until its answer is written too: its body is as large as its rows.
-        await lists.run(async () => {
+        await context.listSlots.run(async () => {
           send(sent(await handle(params, context)));
           await handedOver(reply.raw, MAX_WRITE_WAIT_MS);
         });
