@@ -55,11 +55,20 @@ export async function lockConsensusBlock(client: PoolClient, blockHash: Hex): Pr
   return rowCount !== 0;
 }
 
-/** Clears the marks read under, inside the writer's transaction: an address marked again since keeps its new mark. */
+/**
+ * Clears the marks read under, inside the writer's transaction: an address marked again since keeps its
+ * new mark. The rows are locked in address order first, the order the block writers mark them in: a
+ * DELETE joined to the list locks them in whatever order its plan reads them (a hash join, in the
+ * table's), and deadlocked with a writer marking the same addresses.
+ */
 export async function clearAddressMarks(client: PoolClient, table: AddressMarkTable, read: readonly AddressMark[]): Promise<void> {
   await client.query(
-    `DELETE FROM ${table} m USING unnest($1::bytea[], $2::bigint[]) r(address, mark)
-     WHERE m.address = r.address AND m.mark = r.mark`,
+    `WITH locked AS (
+       SELECT m.address, m.mark FROM ${table} m JOIN unnest($1::bytea[], $2::bigint[]) r(address, mark)
+         ON m.address = r.address AND m.mark = r.mark
+       ORDER BY m.address FOR UPDATE OF m
+     )
+     DELETE FROM ${table} m USING locked WHERE m.address = locked.address AND m.mark = locked.mark`,
     [read.map((e) => byteaFromHex(e.address)), read.map((e) => e.mark.toString())],
   );
 }
