@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ConfigError } from '../src/errors.js';
-import { startEmbeddedPostgres } from '../src/app/embedded-postgres.js';
+import { bufferCacheMegabytes, startEmbeddedPostgres } from '../src/app/embedded-postgres.js';
 import { waitFor } from './support/wait.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -99,15 +99,16 @@ async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
   await exited;
 }
 
-test('first start creates the sextant database, served on the Unix socket only', { timeout }, () =>
+test('first start creates the sextant database, served on the Unix socket only, with its buffer cache', { timeout }, () =>
   withDataDir(async (dataDir) => {
     const server = await startEmbeddedPostgres({ dataDir });
     try {
       const rows = await query(
         server.connectionString,
-        "SELECT current_database() AS database, current_setting('listen_addresses') AS tcp, 1 AS one",
+        `SELECT current_database() AS database, current_setting('listen_addresses') AS tcp,
+                (SELECT setting::bigint * 8192 / 1048576 FROM pg_settings WHERE name = 'shared_buffers')::int AS cache_mb`,
       );
-      assert.deepEqual(rows, [{ database: 'sextant', tcp: '', one: 1 }]);
+      assert.deepEqual(rows, [{ database: 'sextant', tcp: '', cache_mb: bufferCacheMegabytes() }]);
       await assert.rejects(startEmbeddedPostgres({ dataDir }), (error: Error) => {
         assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`);
         assert.match(error.message, /is in use by another Sextant process/);
@@ -119,6 +120,14 @@ test('first start creates the sextant database, served on the Unix socket only',
     assert.equal(await exists(postmasterPidFile(dataDir)), false, 'stop() is a clean shutdown');
   }),
 );
+
+test('the buffer cache is an eighth of the memory, between 128 MB and 2 GB', () => {
+  const gib = 2 ** 30;
+  assert.equal(bufferCacheMegabytes(0.5 * gib), 128);
+  assert.equal(bufferCacheMegabytes(4 * gib), 512);
+  assert.equal(bufferCacheMegabytes(8 * gib), 1024);
+  assert.equal(bufferCacheMegabytes(64 * gib), 2048);
+});
 
 test('a restart on the same data directory finds the data written before', { timeout }, () =>
   withDataDir(async (dataDir) => {

@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chown, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
+import { totalmem } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -382,6 +383,14 @@ async function runToCompletion(command: string, args: string[], cwd: string, use
   }
 }
 
+/**
+ * An eighth of the machine's memory, between 128 MB and 2 GB: the indexes the indexer writes into grow
+ * past 512 MB within a chain of a million transactions. The server touches the cache's pages as it uses
+ * them, so a large cache on an idle chain costs little.
+ */
+export const bufferCacheMegabytes = (memoryBytes = totalmem()): number =>
+  Math.min(2048, Math.max(128, Math.floor(memoryBytes / 8 / 2 ** 20)));
+
 function spawnServer(postgres: string, pgdata: string, dataDir: string, user: OsUser | undefined): ChildProcess {
   const serverArgs = [
     '-D',
@@ -401,7 +410,7 @@ function spawnServer(postgres: string, pgdata: string, dataDir: string, user: Os
     // of their pages in memory, and rarer checkpoints mean fewer first changes of a page after a
     // checkpoint, each of which writes the whole page to the WAL.
     '-c',
-    'shared_buffers=512MB',
+    `shared_buffers=${bufferCacheMegabytes()}MB`,
     '-c',
     'max_wal_size=4GB',
     '-c',
