@@ -10,9 +10,17 @@ export interface BenchNode {
 
 const script = new URL('./serve.ts', import.meta.url).pathname;
 
-/** Starts the generated chain's node (bench/chain/serve.ts) as a child process and waits until it listens. */
-export async function startBenchNode(scale: BenchScale, blocks?: number, timeoutMs = 60_000): Promise<BenchNode> {
-  const shapeArgs = ['--scale', scale, ...(blocks === undefined ? [] : ['--blocks', String(blocks)])];
+/**
+ * Starts the generated chain's node (bench/chain/serve.ts) as a child process and waits until it
+ * listens; `revealFrom` shows the chain up to that block only, until a rate is set (see createNodeServer).
+ */
+export async function startBenchNode(scale: BenchScale, blocks?: number, timeoutMs = 60_000, revealFrom?: number): Promise<BenchNode> {
+  const shapeArgs = [
+    '--scale',
+    scale,
+    ...(blocks === undefined ? [] : ['--blocks', String(blocks)]),
+    ...(revealFrom === undefined ? [] : ['--reveal-from', String(revealFrom)]),
+  ];
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...shapeArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit');
   const url = await new Promise<string>((resolve, reject) => {

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { contractAnswer } from './contracts.js';
 import { CHAIN_ID, type ChainGenerator, type GeneratedBlock } from './generate.js';
+import { RevealedHead } from './reveal.js';
 
 const CLIENT_VERSION = 'erigon/2.60.10/linux-amd64/go1.22.5';
 /** Blocks generated recently: a block and its receipts are asked in one batch, its traces soon after. */
@@ -10,9 +12,9 @@ export type Answer = { jsonrpc: '2.0'; id: unknown } & ({ result: unknown } | { 
 
 /**
  * The generated chain's answer to one JSON-RPC call, as an Erigon node would give it: blocks with full
- * transactions, block receipts, Parity traces, and eth_call for the tokens.
+ * transactions, block receipts, Parity traces, and eth_call for the tokens; nothing past `head()`.
  */
-export function createNodeAnswers(chain: ChainGenerator): (call: unknown) => Answer {
+export function createNodeAnswers(chain: ChainGenerator, head = () => chain.head): (call: unknown) => Answer {
   const cache = new Map<number, GeneratedBlock>();
   const generated = (number: number): GeneratedBlock => {
     let block = cache.get(number);
@@ -25,14 +27,15 @@ export function createNodeAnswers(chain: ChainGenerator): (call: unknown) => Ans
   };
   /** The block a tag names, or null past the head. */
   const blockOf = (tag: unknown): GeneratedBlock | null => {
-    const number = tag === 'latest' || tag === 'safe' || tag === 'finalized' ? chain.head : tag === 'earliest' ? 0 : Number(tag);
-    return Number.isInteger(number) && number >= 0 && number <= chain.head ? generated(number) : null;
+    const shown = head();
+    const number = tag === 'latest' || tag === 'safe' || tag === 'finalized' ? shown : tag === 'earliest' ? 0 : Number(tag);
+    return Number.isInteger(number) && number >= 0 && number <= shown ? generated(number) : null;
   };
 
   const results: Record<string, (params: unknown[]) => unknown> = {
     eth_chainId: () => CHAIN_ID,
     web3_clientVersion: () => CLIENT_VERSION,
-    eth_blockNumber: () => `0x${chain.head.toString(16)}`,
+    eth_blockNumber: () => `0x${head().toString(16)}`,
     eth_getBlockByNumber: ([tag, full]) => {
       const found = blockOf(tag);
       if (found === null) return null;
@@ -62,23 +65,71 @@ export function createNodeAnswers(chain: ChainGenerator): (call: unknown) => Ans
   return answer;
 }
 
-/** The generated chain's node over HTTP (keep-alive, batches). */
-export function createNodeServer(chain: ChainGenerator): Server {
-  const answer = createNodeAnswers(chain);
+/** The subscription id of every `eth_subscribe` newHeads: one per socket. */
+const SUBSCRIPTION = '0x1';
+
+/**
+ * The generated chain's node over HTTP (keep-alive, batches). With `revealFrom`, it shows the chain up
+ * to that block only, then moves on at the rate a `POST /reveal?rate=R` sets (blocks per second; it
+ * answers with the RevealStart), announcing each block to the websockets subscribed to newHeads.
+ */
+export function createNodeServer(chain: ChainGenerator, revealFrom?: number): Server {
+  const subscribers = new Set<WebSocket>();
+  const revealed =
+    revealFrom === undefined
+      ? null
+      : new RevealedHead(revealFrom, chain.head, (number) => {
+          const { block } = chain.block(number);
+          const message = JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'eth_subscription',
+            params: { subscription: SUBSCRIPTION, result: { ...block, transactions: undefined } },
+          });
+          for (const socket of subscribers) socket.send(message);
+        });
+  const answer = createNodeAnswers(chain, revealed === null ? undefined : () => revealed.head());
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       let body: string;
-      try {
-        const payload: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        body = JSON.stringify(Array.isArray(payload) ? payload.map(answer) : answer(payload));
-      } catch {
-        body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+      const control = new URL(request.url ?? '/', 'http://node');
+      if (control.pathname === '/reveal' && revealed !== null) {
+        body = JSON.stringify(revealed.setRate(Number(control.searchParams.get('rate') ?? 0)));
+      } else {
+        try {
+          const payload: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          body = JSON.stringify(Array.isArray(payload) ? payload.map(answer) : answer(payload));
+        } catch {
+          body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+        }
       }
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       response.end(body);
     });
   };
-  return createServer({ keepAlive: true, keepAliveTimeout: 60_000 }, handle);
+  const server = createServer({ keepAlive: true, keepAliveTimeout: 60_000 }, handle);
+  new WebSocketServer({ server }).on('connection', (socket) => {
+    socket.on('message', (data) => {
+      const call = parseCall(data.toString());
+      if (call?.method === 'eth_subscribe' && Array.isArray(call.params) && call.params[0] === 'newHeads') {
+        subscribers.add(socket);
+        socket.send(JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, result: SUBSCRIPTION }));
+      } else {
+        socket.send(JSON.stringify(answer(call)));
+      }
+    });
+    socket.on('close', () => subscribers.delete(socket));
+  });
+  server.on('close', () => revealed?.stop());
+  return server;
+}
+
+function parseCall(text: string): { id?: unknown; method?: unknown; params?: unknown } | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : null;
+  } catch {
+    return null;
+  }
 }

@@ -24,6 +24,11 @@ async function processTimes(pid: number | 'self'): Promise<ProcessTimes | null> 
   return parseProcessStat(stat);
 }
 
+/** The CPU seconds a running process has spent so far (0 once it is gone). */
+export async function processCpuSeconds(pid: number): Promise<number> {
+  return ((await processTimes(pid))?.own ?? 0) / TICKS_PER_SECOND;
+}
+
 /** A process's times from the text of its /proc/<pid>/stat. */
 export function parseProcessStat(stat: string): ProcessTimes {
   // The command is in parentheses and may hold spaces: the fields after it are split on the last ')'.

@@ -3,7 +3,7 @@ import { createRpcClient } from '../chain/rpc.js';
 import type { Config } from '../config.js';
 import type { IndexingProgress } from '../model.js';
 import { ConfigError } from '../errors.js';
-import type { BackgroundLoop } from '../indexer/stages/background-loop.js';
+import type { BackgroundLoop, WakeableLoop } from '../indexer/stages/background-loop.js';
 import { startIndexer, type Indexer } from '../indexer/blocks/indexer.js';
 import { startCoinBalanceStage } from '../indexer/stages/coin-balance-stage.js';
 import { startListCheckpointStage } from '../indexer/stages/list-checkpoint-stage.js';
@@ -49,11 +49,11 @@ interface Indexing {
   /** Null when INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER turns tracing off. */
   traceStage: TraceStage | null;
   /** Token contracts, then NFT metadata. */
-  tokenStages: BackgroundLoop[];
+  tokenStages: WakeableLoop[];
   /** Native coin balances of the addresses the indexed blocks touch, and the code of their contracts. */
-  balanceStages: BackgroundLoop[];
+  balanceStages: WakeableLoop[];
   /** Proxies among the contracts, checked again on an upgrade, a delegation or a reorg. */
-  proxyStage: BackgroundLoop;
+  proxyStage: WakeableLoop;
   /** Rejects with the first fatal error that ends the indexer or a stage, or the database for good; never resolves. */
   failed: Promise<never>;
   /** The catch-up's and the trace stage's pace, as the progress display shows it. */
@@ -84,7 +84,13 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   await ensureSameChain(database.pool, node.client, node.capabilities.chainId, { demo: node.demo !== null, logger });
   // Before the indexer: nothing may be awaited between its start and the watch on its failures below.
   const offchainStages = await startOffchainSources(config, logger, database, node.capabilities.chainId, resources, retry);
+  // The stages that finish what a new head shows (its internal transactions, the balances and code of
+  // the addresses it touched, its tokens and NFTs, its proxies) start on it at once, not at their next poll.
+  let wokenByBlocks: WakeableLoop[] = [];
   const indexer = startIndexer({
+    onHeadsStored: () => {
+      for (const stage of wokenByBlocks) stage.wake();
+    },
     pool: database.pool,
     client: node.client,
     capabilities: node.capabilities,
@@ -113,6 +119,7 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   const proxyStage = startReadingProxies(config, logger, database, node, resources);
   const nameStages = startReadingNames(config, logger, database, node, resources);
   const checkpointStage = startListCheckpoints(config, logger, database, resources);
+  wokenByBlocks = [...(traceStage === null ? [] : [traceStage]), ...balanceStages, ...tokenStages, proxyStage];
   const parts = [
     indexer,
     checkpointStage,
@@ -183,7 +190,7 @@ function startReadingTokens(
   database: Database,
   node: NodeConnection,
   resources: Resources,
-): BackgroundLoop[] {
+): WakeableLoop[] {
   const client = createRpcClient({
     url: node.client.url,
     timeoutMs: 5_000,
@@ -218,13 +225,7 @@ function startReadingTokens(
 const STATE_READ_BATCH_SIZE = 100;
 
 /** Native coin balances and contract code, read beside the indexer at the indexed head. */
-function startReadingState(
-  config: Config,
-  logger: Logger,
-  database: Database,
-  node: NodeConnection,
-  resources: Resources,
-): BackgroundLoop[] {
+function startReadingState(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): WakeableLoop[] {
   const client = createRpcClient({
     url: node.client.url,
     timeoutMs: 10_000,
@@ -258,13 +259,7 @@ function startReadingState(
 const PROXY_CHECK_BATCH_SIZE = 20;
 
 /** Proxies and what they delegate to, read beside the indexer at the indexed head. */
-function startReadingProxies(
-  config: Config,
-  logger: Logger,
-  database: Database,
-  node: NodeConnection,
-  resources: Resources,
-): BackgroundLoop {
+function startReadingProxies(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): WakeableLoop {
   const proxyStage = startProxyStage({
     pool: database.pool,
     client: createRpcClient({ url: node.client.url, timeoutMs: 10_000, retryCount: 1, errors: node.errors }),
@@ -289,13 +284,7 @@ function ensRegistry(config: Config, chainId: bigint | null) {
 }
 
 /** Primary ENS names, read beside the indexer at the indexed head, where a registry is known. */
-function startReadingNames(
-  config: Config,
-  logger: Logger,
-  database: Database,
-  node: NodeConnection,
-  resources: Resources,
-): BackgroundLoop[] {
+function startReadingNames(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): WakeableLoop[] {
   const registry = ensRegistry(config, node.capabilities.chainId);
   if (registry === null) return [];
   const ensStage = startEnsStage({

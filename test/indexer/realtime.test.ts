@@ -6,6 +6,7 @@ import { startIndexer, type IndexerOptions } from '../../src/indexer/blocks/inde
 import { retractBlocksFrom } from '../../src/store/retract-blocks.js';
 import { bytea, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testIndexerOptions } from '../support/indexer-options.js';
+import { startSextant } from '../support/sextant-process.js';
 import { waitFor } from '../support/wait.js';
 
 let anvil: AnvilNode;
@@ -145,6 +146,36 @@ test('realtime runs beside the catch-up: a new block is indexed before the backl
       await assertSameChain(db, await headNumber());
     });
   } finally {
+    await db.drop();
+  }
+});
+
+test('a new head wakes the stages that finish it: its frames and its balances come long before their next poll', async () => {
+  const db = await createTestDatabase({ migrated: false });
+  // Their rest is 120 s: only a wake from the stored head gets the stages to the new block within the wait.
+  const sextant = await startSextant({
+    ETHEREUM_JSONRPC_HTTP_URL: anvil.rpcUrl,
+    ETHEREUM_JSONRPC_WS_URL: anvil.wsUrl,
+    DATABASE_URL: db.url,
+    INDEXER_POLL_INTERVAL_MS: '120000',
+  });
+  try {
+    const [hash] = await mineTransfers(1, 700);
+    await waitFor(
+      async () => {
+        const { rows } = await db.pool.query<{ traced: boolean; balance_read: boolean }>(
+          `SELECT b.traced_at IS NOT NULL AS traced,
+                  EXISTS (SELECT 1 FROM address_current_coin_balances c WHERE c.address = t.to_address AND c.block_number >= t.block_number) AS balance_read
+             FROM transactions t JOIN blocks b ON b.hash = t.block_hash WHERE t.hash = $1`,
+          [bytea(hash!)],
+        );
+        return rows[0]?.traced === true && rows[0].balance_read;
+      },
+      `${hash}'s block is traced and its recipient's balance read at it or later`,
+      { timeoutMs: 30_000 },
+    );
+  } finally {
+    assert.equal(await sextant.stop(), 0, 'a clean exit on SIGTERM');
     await db.drop();
   }
 });

@@ -40,6 +40,11 @@ export interface IndexerOptions {
   /** History far below the head loaded in bulk (see bulk-load.ts); null or absent indexes every block as usual. */
   bulkLoad?: { settings: BulkLoadSettings; traces: BulkLoadContext['traces'] } | null;
   backoff?: Backoff;
+  /**
+   * Called after each write of new heads while following the chain, so that the stages that read them
+   * start now; not during a catch-up, where the stages' rests batch their work.
+   */
+  onHeadsStored?: () => void;
 }
 
 export interface Indexer {
@@ -311,6 +316,7 @@ async function followTo(indexing: IndexingContext, indexed: bigint, latest: bigi
     if (retracted) return;
   }
   await indexing.store(bundles);
+  indexing.options.onHeadsStored?.();
 }
 
 /**

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createDrainSignal } from '../../lib/drain-signal.js';
+import { createWakeup } from '../../lib/wakeup.js';
 import { createRetry, type Backoff, type Retry } from '../retry.js';
 
 /** A stage beside the block pipeline: tracing, token metadata, NFT metadata, the pending pool. */
@@ -10,6 +10,12 @@ export interface BackgroundLoop {
   /** Resolves when the loop is stopped; rejects with the fatal error that ended it. */
   done: Promise<void>;
   stop(): Promise<void>;
+}
+
+/** A loop whose rest can be cut short: new blocks were stored, so its work may be there now. */
+export interface WakeableLoop extends BackgroundLoop {
+  /** Ends the current rest between steps, or the next one. */
+  wake(): void;
 }
 
 export interface BackgroundLoopOptions {
@@ -24,15 +30,16 @@ export interface BackgroundLoopOptions {
 }
 
 /**
- * Runs `step` over and over beside the block pipeline until stopped, resting `pollIntervalMs` whenever
- * a step finds nothing to do (it returns false) or the stage is held back. The step runs its work
- * through `retry`, which waits out retryable failures; a fatal error ends the loop.
+ * Runs `step` over and over beside the block pipeline until stopped, resting `pollIntervalMs` (or until
+ * woken) whenever a step finds nothing to do (it returns false) or the stage is held back. The step runs
+ * its work through `retry`, which waits out retryable failures; a fatal error ends the loop.
  */
-export function startBackgroundLoop(options: BackgroundLoopOptions, step: (retry: Retry) => Promise<boolean>): BackgroundLoop {
+export function startBackgroundLoop(options: BackgroundLoopOptions, step: (retry: Retry) => Promise<boolean>): WakeableLoop {
   const controller = new AbortController();
   const { signal } = controller;
   const retry = createRetry({ logger: options.logger, backoff: options.backoff, signal });
   const drained = createDrainSignal();
+  const rest = createWakeup();
   const run = async () => {
     while (!signal.aborted) {
       const { heldBack } = options;
@@ -40,7 +47,7 @@ export function startBackgroundLoop(options: BackgroundLoopOptions, step: (retry
         if (await step(retry)) continue;
         drained.fire();
       }
-      await sleep(options.pollIntervalMs, undefined, { signal }).catch(() => undefined);
+      await rest.wait(options.pollIntervalMs, signal);
     }
   };
   const done = run().catch((error: unknown) => {
@@ -49,6 +56,7 @@ export function startBackgroundLoop(options: BackgroundLoopOptions, step: (retry
   return {
     drained: () => Promise.race([drained.next(), done]),
     done,
+    wake: () => rest.wake(),
     async stop() {
       controller.abort();
       await done.catch(() => undefined);

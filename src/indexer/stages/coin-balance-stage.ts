@@ -3,7 +3,7 @@ import { readCoinBalances, StateNotKeptError } from '../../chain/coin-balances.j
 import type { RpcClient } from '../../chain/rpc.js';
 import { findCoinBalanceMarks, findIndexedHead, saveCoinBalances } from '../../store/coin-balances.js';
 import { StateNotKept } from './state-not-kept.js';
-import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
+import { type BackgroundLoopOptions, startBackgroundLoop, type WakeableLoop } from './background-loop.js';
 
 export interface CoinBalanceStageOptions extends BackgroundLoopOptions {
   pool: Pool;
@@ -20,7 +20,7 @@ export interface CoinBalanceStageOptions extends BackgroundLoopOptions {
  * indexed head (a catch-up far behind it), the marks wait, and the stage with them, until the indexed
  * head moves, or a few seconds pass (StateNotKept).
  */
-export function startCoinBalanceStage(options: CoinBalanceStageOptions): BackgroundLoop {
+export function startCoinBalanceStage(options: CoinBalanceStageOptions): WakeableLoop {
   const { pool, client, logger, batchSize } = options;
   /** The height whose state the node does not keep, once it said so. */
   const notKept = new StateNotKept();

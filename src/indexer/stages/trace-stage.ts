@@ -5,7 +5,7 @@ import type { RpcClient } from '../../chain/rpc.js';
 import type { UntracedBlock } from '../../model.js';
 import { findUntracedBlocks } from '../../store/untraced-blocks.js';
 import { writeBlockTraces } from '../../store/write-traces.js';
-import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
+import { type BackgroundLoopOptions, startBackgroundLoop, type WakeableLoop } from './background-loop.js';
 
 export interface TraceStageOptions extends BackgroundLoopOptions {
   pool: Pool;
@@ -16,7 +16,7 @@ export interface TraceStageOptions extends BackgroundLoopOptions {
   concurrency: number;
 }
 
-export interface TraceStage extends BackgroundLoop {
+export interface TraceStage extends WakeableLoop {
   /** Blocks traced since the stage started. */
   readonly tracedBlocks: () => number;
 }
