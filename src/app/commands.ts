@@ -49,11 +49,11 @@ interface Indexing {
   /** Null when INDEXER_DISABLE_INTERNAL_TRANSACTIONS_FETCHER turns tracing off. */
   traceStage: TraceStage | null;
   /** Token contracts, then NFT metadata. */
-  tokenStages: WakeableLoop[];
+  tokenStages: BackgroundLoop[];
   /** Native coin balances of the addresses the indexed blocks touch, and the code of their contracts. */
-  balanceStages: WakeableLoop[];
+  balanceStages: [coinBalances: WakeableLoop, contractCode: BackgroundLoop];
   /** Proxies among the contracts, checked again on an upgrade, a delegation or a reorg. */
-  proxyStage: WakeableLoop;
+  proxyStage: BackgroundLoop;
   /** Rejects with the first fatal error that ends the indexer or a stage, or the database for good; never resolves. */
   failed: Promise<never>;
   /** The catch-up's and the trace stage's pace, as the progress display shows it. */
@@ -84,8 +84,9 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   await ensureSameChain(database.pool, node.client, node.capabilities.chainId, { demo: node.demo !== null, logger });
   // Before the indexer: nothing may be awaited between its start and the watch on its failures below.
   const offchainStages = await startOffchainSources(config, logger, database, node.capabilities.chainId, resources, retry);
-  // The stages that finish what a new head shows (its internal transactions, the balances and code of
-  // the addresses it touched, its tokens and NFTs, its proxies) start on it at once, not at their next poll.
+  // The stages that finish what a new head shows on its pages (its internal transactions and rewards, the
+  // balances of the addresses it touched) start on it at once, not at their next poll; the others (code,
+  // tokens, NFTs, proxies) keep their rest, which batches their work.
   let wokenByBlocks: WakeableLoop[] = [];
   const indexer = startIndexer({
     onHeadsStored: () => {
@@ -119,7 +120,7 @@ async function startIndexing(config: Config, logger: Logger, database: Database,
   const proxyStage = startReadingProxies(config, logger, database, node, resources);
   const nameStages = startReadingNames(config, logger, database, node, resources);
   const checkpointStage = startListCheckpoints(config, logger, database, resources);
-  wokenByBlocks = [...(traceStage === null ? [] : [traceStage]), ...balanceStages, ...tokenStages, proxyStage];
+  wokenByBlocks = [...(traceStage === null ? [] : [traceStage]), balanceStages[0]];
   const parts = [
     indexer,
     checkpointStage,
@@ -190,7 +191,7 @@ function startReadingTokens(
   database: Database,
   node: NodeConnection,
   resources: Resources,
-): WakeableLoop[] {
+): BackgroundLoop[] {
   const client = createRpcClient({
     url: node.client.url,
     timeoutMs: 5_000,
@@ -225,7 +226,13 @@ function startReadingTokens(
 const STATE_READ_BATCH_SIZE = 100;
 
 /** Native coin balances and contract code, read beside the indexer at the indexed head. */
-function startReadingState(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): WakeableLoop[] {
+function startReadingState(
+  config: Config,
+  logger: Logger,
+  database: Database,
+  node: NodeConnection,
+  resources: Resources,
+): [coinBalances: WakeableLoop, contractCode: BackgroundLoop] {
   const client = createRpcClient({
     url: node.client.url,
     timeoutMs: 10_000,
@@ -259,7 +266,13 @@ function startReadingState(config: Config, logger: Logger, database: Database, n
 const PROXY_CHECK_BATCH_SIZE = 20;
 
 /** Proxies and what they delegate to, read beside the indexer at the indexed head. */
-function startReadingProxies(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): WakeableLoop {
+function startReadingProxies(
+  config: Config,
+  logger: Logger,
+  database: Database,
+  node: NodeConnection,
+  resources: Resources,
+): BackgroundLoop {
   const proxyStage = startProxyStage({
     pool: database.pool,
     client: createRpcClient({ url: node.client.url, timeoutMs: 10_000, retryCount: 1, errors: node.errors }),
@@ -284,7 +297,13 @@ function ensRegistry(config: Config, chainId: bigint | null) {
 }
 
 /** Primary ENS names, read beside the indexer at the indexed head, where a registry is known. */
-function startReadingNames(config: Config, logger: Logger, database: Database, node: NodeConnection, resources: Resources): WakeableLoop[] {
+function startReadingNames(
+  config: Config,
+  logger: Logger,
+  database: Database,
+  node: NodeConnection,
+  resources: Resources,
+): BackgroundLoop[] {
   const registry = ensRegistry(config, node.capabilities.chainId);
   if (registry === null) return [];
   const ensStage = startEnsStage({

@@ -5,7 +5,7 @@ import type { RpcClient } from '../../chain/rpc.js';
 import { findIndexedHead } from '../../store/coin-balances.js';
 import { findContractCodeMarks, saveContractCodes } from '../../store/contract-codes.js';
 import { StateNotKept } from './state-not-kept.js';
-import { type BackgroundLoopOptions, startBackgroundLoop, type WakeableLoop } from './background-loop.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 
 export interface ContractCodeStageOptions extends BackgroundLoopOptions {
   pool: Pool;
@@ -20,7 +20,7 @@ export interface ContractCodeStageOptions extends BackgroundLoopOptions {
  * coin balance stage does, a read whose head lost consensus is made again, and where the node keeps
  * no state of the indexed head the marks wait until the head moves, or a few seconds (StateNotKept).
  */
-export function startContractCodeStage(options: ContractCodeStageOptions): WakeableLoop {
+export function startContractCodeStage(options: ContractCodeStageOptions): BackgroundLoop {
   const { pool, client, logger, batchSize } = options;
   const notKept = new StateNotKept();
   return startBackgroundLoop(options, async (retry) => {

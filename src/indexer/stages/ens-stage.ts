@@ -4,7 +4,7 @@ import type { RpcClient } from '../../chain/rpc.js';
 import type { Address } from '../../model.js';
 import { findIndexedHead } from '../../store/coin-balances.js';
 import { findEnsLogs, findEnsMarks, findEnsScanWindow, markEnsRechecks, markEnsWindow, saveEnsNames } from '../../store/ens-names.js';
-import { type BackgroundLoopOptions, startBackgroundLoop, type WakeableLoop } from './background-loop.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 
 export interface EnsStageOptions extends BackgroundLoopOptions {
   pool: Pool;
@@ -31,7 +31,7 @@ const topics = Object.values(ensEventTopics);
  * run of indexed (and, where blocks are traced, traced) blocks, marking the addresses they show never
  * checked and those their ENS events concern; mark the names checked longest ago, past `recheckAfterMs`.
  */
-export function startEnsStage(options: EnsStageOptions): WakeableLoop {
+export function startEnsStage(options: EnsStageOptions): BackgroundLoop {
   const { pool, client, logger, registry, batchSize } = options;
   return startBackgroundLoop(options, async (retry) => {
     const marks = await retry('finding addresses to read ENS names of', () => findEnsMarks(pool, batchSize));

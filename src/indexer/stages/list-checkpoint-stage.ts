@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { findListScanWindow, writeListCheckpoints } from '../../store/list-checkpoints.js';
-import { type BackgroundLoopOptions, startBackgroundLoop, type WakeableLoop } from './background-loop.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 
 export interface ListCheckpointStageOptions extends BackgroundLoopOptions {
   pool: Pool;
@@ -21,7 +21,7 @@ export interface ListCheckpointStageOptions extends BackgroundLoopOptions {
  * next run of indexed blocks and numbers, for each busy address they concern, the rows they add, on
  * from each list's tail.
  */
-export function startListCheckpointStage(options: ListCheckpointStageOptions): WakeableLoop {
+export function startListCheckpointStage(options: ListCheckpointStageOptions): BackgroundLoop {
   const { pool, logger } = options;
   let lastScan = -Infinity;
   return startBackgroundLoop(options, async (retry) => {

@@ -8,7 +8,7 @@ import {
   findInstancesWithoutMetadata,
   saveInstanceMetadata,
 } from '../../store/nft-metadata.js';
-import { type BackgroundLoopOptions, startBackgroundLoop, type WakeableLoop } from './background-loop.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 import { type NftMetadataOptions, fetchNftMetadata } from '../../offchain/nft-metadata.js';
 
 export interface NftMetadataStageOptions extends BackgroundLoopOptions {
@@ -35,7 +35,7 @@ async function fetchInstance(
  * Multicall3 where the chain has it, else in JSON-RPC batches). Each id is fetched once; a failure is
  * recorded as the id's metadata error, except the node's, after which the batch is read again.
  */
-export function startNftMetadataStage(options: NftMetadataStageOptions): WakeableLoop {
+export function startNftMetadataStage(options: NftMetadataStageOptions): BackgroundLoop {
   const { pool, logger } = options;
   const caller = createContractCaller(options.client);
   return startBackgroundLoop(options, async (retry) => {

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { RpcClient } from '../../chain/rpc.js';
 import { fetchTxpool } from '../../chain/txpool.js';
 import { replacePendingTransactions } from '../../store/pending-transactions.js';
-import { type BackgroundLoopOptions, startBackgroundLoop, type WakeableLoop } from './background-loop.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 import type { Retry } from '../retry.js';
 
 export interface PendingStageOptions extends BackgroundLoopOptions {
@@ -16,7 +16,7 @@ export interface PendingStageOptions extends BackgroundLoopOptions {
  * until one that no longer does (mined, replaced or dropped). A node without txpool_content turns
  * the stage off, with the list empty.
  */
-export function startPendingStage(options: PendingStageOptions): WakeableLoop {
+export function startPendingStage(options: PendingStageOptions): BackgroundLoop {
   const { pool, client, logger } = options;
   let poolServed = true;
   // A node that keeps one malformed entry in its pool is told about once, not at every poll.

@@ -3,7 +3,7 @@ import { detectProxy } from '../../chain/proxies.js';
 import type { RpcClient } from '../../chain/rpc.js';
 import { findIndexedHead } from '../../store/coin-balances.js';
 import { findProxyMarks, saveProxyChecks } from '../../store/proxies.js';
-import { type BackgroundLoopOptions, startBackgroundLoop, type WakeableLoop } from './background-loop.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 
 export interface ProxyStageOptions extends BackgroundLoopOptions {
   pool: Pool;
@@ -18,7 +18,7 @@ export interface ProxyStageOptions extends BackgroundLoopOptions {
  * beside the block pipeline, which never waits for it. A check whose head lost consensus before it was
  * saved is dropped and made again at the new head.
  */
-export function startProxyStage(options: ProxyStageOptions): WakeableLoop {
+export function startProxyStage(options: ProxyStageOptions): BackgroundLoop {
   const { pool, client, logger, batchSize } = options;
   return startBackgroundLoop(options, async (retry) => {
     const marks = await retry('finding contracts to check for a proxy', () => findProxyMarks(pool, batchSize));

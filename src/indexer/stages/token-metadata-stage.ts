@@ -3,7 +3,7 @@ import { type ContractCaller, createContractCaller } from '../../chain/contract-
 import type { RpcClient } from '../../chain/rpc.js';
 import { readTokenMetadata, readTotalSupplies } from '../../chain/token-metadata.js';
 import { findTokensWithSupplyMarks, findTokensWithoutMetadata, saveTokenMetadata, saveTotalSupplies } from '../../store/token-metadata.js';
-import { type BackgroundLoopOptions, startBackgroundLoop, type WakeableLoop } from './background-loop.js';
+import { type BackgroundLoop, type BackgroundLoopOptions, startBackgroundLoop } from './background-loop.js';
 import type { Retry } from '../retry.js';
 
 export interface TokenMetadataStageOptions extends BackgroundLoopOptions {
@@ -21,7 +21,7 @@ export interface TokenMetadataStageOptions extends BackgroundLoopOptions {
  * token is not read again, except its total supply, read again whenever written blocks mint or burn
  * it (repeated mints before a read cost one read; a call that reverts keeps the previous value).
  */
-export function startTokenMetadataStage(options: TokenMetadataStageOptions): WakeableLoop {
+export function startTokenMetadataStage(options: TokenMetadataStageOptions): BackgroundLoop {
   const caller = createContractCaller(options.client);
   return startBackgroundLoop(
     options,
