@@ -243,7 +243,8 @@ export const settings: readonly Setting[] = [
     flag: 'poll-interval',
     key: 'pollIntervalMs',
     default: code(defaults.pollIntervalMs),
-    meaning: 'how often to look for new blocks, in milliseconds (with a websocket too, as a safety net)',
+    meaning:
+      "how often to look for new blocks, in milliseconds (with a websocket too, as a safety net), and how long the background stages rest when they find nothing to do (a new head stored ends the trace and coin balance stages' rest)",
   },
   {
     env: 'INDEXER_MAX_REORG_DEPTH',
