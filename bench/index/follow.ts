@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import pg from 'pg';
+import { percentile } from '../api/figures.js';
 import { startBenchNode } from '../chain/node-process.js';
 import type { RevealStart } from '../chain/reveal.js';
 import { chainShape, parseScale } from '../chain/scale.js';
@@ -103,7 +104,7 @@ function describeCpu(before: Awaited<ReturnType<typeof cpu>>, after: Awaited<Ret
 function percentiles(lags: number[]): string {
   if (lags.length === 0) return 'none';
   const sorted = [...lags].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!.toFixed(0);
+  const at = (fraction: number) => percentile(sorted, fraction).toFixed(0);
   return `p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)}, max ${at(1)} ms`;
 }
 
